@@ -1,0 +1,35 @@
+"""Ships the built-in dataset (questions/, answers/, functions/) inside the wheel.
+
+The dataset lives at the top of the repository, where dataset authors edit it; a plain
+`pip install .` copies it to `tfce_eval/data/` so that the installed command finds it.
+An editable install reads it from the repository directly (see tfce_eval/paths.py).
+"""
+
+from pathlib import Path
+import shutil
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+DATA_DIRS = ("questions", "answers", "functions")
+
+
+class BuildWithData(build_py):
+    def run(self) -> None:
+        super().run()
+        if self.editable_mode:
+            return
+        root = Path(__file__).resolve().parent
+        target = Path(self.build_lib) / "tfce_eval" / "data"
+        for name in DATA_DIRS:
+            src = root / name
+            if src.is_dir():
+                shutil.copytree(
+                    src,
+                    target / name,
+                    dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+                )
+
+
+setup(cmdclass={"build_py": BuildWithData})

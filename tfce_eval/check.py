@@ -1,0 +1,246 @@
+"""The AST checker (SPEC 5): decoded calls against an item's ground truth.
+
+Per call: the name, declared and required parameters, omitted and invented optional
+parameters, then types and values recursively. Per item: the call count, then an
+order-insensitive pairing of calls with expected calls by maximum bipartite matching, so the
+verdict never depends on the order in which the model listed its calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tfce_eval.matching import max_matching
+from tfce_eval.typecheck import (
+    CoercionError,
+    MatchOptions,
+    Mismatch,
+    coerce,
+    kind_of,
+    match_any,
+)
+from tfce_eval.types import (
+    Call,
+    DecodeResult,
+    ErrorCode,
+    ExpectedCall,
+    FunctionDoc,
+    Item,
+    OptionalParams,
+    Policy,
+    Verdict,
+)
+
+#: How far a failed call is from its expected call, nearest first: used to name the error
+#: of an unmatched expected call after the closest candidate (SPEC 5.5).
+_CLOSENESS = (
+    ErrorCode.VALUE_ERROR,
+    ErrorCode.TYPE_ERROR,
+    ErrorCode.MISSING_PARAM,
+    ErrorCode.UNEXPECTED_PARAM,
+    ErrorCode.MISSING_REQUIRED,
+    ErrorCode.WRONG_FUNCTION,
+)
+
+
+@dataclass(frozen=True)
+class CallCheck:
+    """One call checked against one expected call: valid, or its problems in check order."""
+
+    problems: tuple[Mismatch, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def distance(self) -> tuple[int, int]:
+        return (_CLOSENESS.index(self.problems[0].code), len(self.problems))
+
+
+def _problem(code: ErrorCode, path: str, message: str, expected: Any = None,
+             received: Any = None) -> Mismatch:
+    return Mismatch(code, path, message, expected, received)
+
+
+def _declared_default(schema: Mapping[str, Any] | None) -> tuple[bool, Any]:
+    if isinstance(schema, Mapping) and "default" in schema:
+        return True, schema["default"]
+    return False, None
+
+
+def _equals_default(schema: Mapping[str, Any] | None, value: Any, options: MatchOptions) -> bool:
+    has_default, default = _declared_default(schema)
+    if not has_default:
+        return False
+    if default is None or value is None:
+        return default is None and value is None
+    return match_any(schema, [default], value, "", options) is None
+
+
+def check_call(
+    call: Call,
+    expected: ExpectedCall,
+    doc: FunctionDoc | None,
+    policy: Policy,
+) -> CallCheck:
+    """Check one call against one expected call (SPEC 5.2), collecting every problem."""
+    if call.name != expected.name:
+        return CallCheck((_problem(
+            ErrorCode.WRONG_FUNCTION, "",
+            f"called {call.name}, expected {expected.name}", expected.name, call.name),))
+    options = MatchOptions(coerce_strings=policy.coerce_strings,
+                           strict_strings=policy.strict_strings)
+    if doc is not None:
+        properties: Mapping[str, Any] = doc.properties
+        required: Sequence[str] = doc.required
+    else:
+        # No doc for the expected function (a dataset fault): the ground truth declares.
+        properties = {name: {} for name in expected.params}
+        required = ()
+    args = {k: v for k, v in call.arguments.items()}
+    problems: list[Mismatch] = []
+
+    for name in args:
+        if name not in properties:
+            problems.append(_problem(ErrorCode.UNEXPECTED_PARAM, name,
+                                     f"{name}: not a parameter of {call.name}", None, args[name]))
+    for name in required:
+        if args.get(name) is None:
+            problems.append(_problem(ErrorCode.MISSING_REQUIRED, name,
+                                     f"{name}: required parameter missing", None, None))
+    for name, exp in expected.params.items():
+        if name in args and args[name] is not None:
+            continue
+        if name in required:
+            continue  # already reported as missing_required
+        schema = properties.get(name)
+        if exp.may_omit or any(_equals_default(schema, v, options) for v in exp.values):
+            continue
+        shown = exp.values[0] if exp.values else None
+        problems.append(_problem(ErrorCode.MISSING_PARAM, name,
+                                 f"{name}: missing, expected {shown!r}", shown, None))
+    for name, value in args.items():
+        if name not in properties or name in expected.params:
+            continue
+        problem = _check_unasked(name, value, properties.get(name), policy, options)
+        if problem is not None:
+            problems.append(problem)
+    for name, exp in expected.params.items():
+        if name not in args or args[name] is None or name not in properties:
+            continue
+        schema = properties.get(name)
+        problem = match_any(schema if isinstance(schema, Mapping) else None, exp.values,
+                            args[name], name, options,
+                            alternatives_inside=exp.nested_alternatives)
+        if problem is not None:
+            problems.append(problem)
+    order = {code: i for i, code in enumerate(
+        (ErrorCode.UNEXPECTED_PARAM, ErrorCode.MISSING_REQUIRED, ErrorCode.MISSING_PARAM,
+         ErrorCode.TYPE_ERROR, ErrorCode.VALUE_ERROR))}
+    # Stable sort: the SPEC's check order decides the reported code, ties keep param order.
+    problems.sort(key=lambda p: order[p.code])
+    return CallCheck(tuple(problems))
+
+
+def _check_unasked(
+    name: str,
+    value: Any,
+    schema: Mapping[str, Any] | None,
+    policy: Policy,
+    options: MatchOptions,
+) -> Mismatch | None:
+    """A declared parameter the ground truth does not mention (SPEC 5.2.5)."""
+    if policy.optional_params is OptionalParams.FORBID:
+        return _problem(ErrorCode.UNEXPECTED_PARAM, name,
+                        f"{name}: not expected (optional parameters are forbidden)", None, value)
+    if value is None:
+        return None
+    if policy.optional_params is OptionalParams.ANY:
+        try:
+            coerce(value, kind_of(schema), from_strings=options.coerce_strings)
+        except CoercionError as exc:
+            return _problem(ErrorCode.TYPE_ERROR, name, f"{name}: {exc}", None, value)
+        return None
+    if _equals_default(schema, value, options):
+        return None
+    has_default, default = _declared_default(schema)
+    because = f"its default is {default!r}" if has_default else "it has no default"
+    return _problem(ErrorCode.UNEXPECTED_PARAM, name,
+                    f"{name}: set to {value!r}, which nobody asked for ({because})", None, value)
+
+
+def _expected_json(exp: ExpectedCall) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for name, p in exp.params.items():
+        if len(p.values) == 1 and not p.may_omit:
+            params[name] = p.values[0]
+        else:
+            params[name] = list(p.values) + ([""] if p.may_omit else [])
+    return {"name": exp.name, "arguments": params}
+
+
+def _problem_json(p: Mismatch) -> dict[str, Any]:
+    out: dict[str, Any] = {"code": str(p.code), "path": p.path, "message": p.message}
+    if p.expected is not None:
+        out["expected"] = p.expected
+    if p.received is not None:
+        out["received"] = p.received
+    if p.order_only:
+        out["order_only"] = True
+    return out
+
+
+def check_item(item: Item, decoded: DecodeResult, policy: Policy = Policy()) -> Verdict:
+    """Judge one item's decoded answer against its ground truth (SPEC 5.1)."""
+    expected = item.expected
+    base: dict[str, Any] = {"expected": [_expected_json(e) for e in expected]}
+    if decoded.calls is None:
+        return Verdict(False, ErrorCode.PARSE_ERROR, decoded.error or "the answer could not be decoded",
+                       base)
+    calls = decoded.calls
+    base["calls"] = [c.to_json() for c in calls]
+    if not expected:
+        if calls:
+            names = ", ".join(c.name for c in calls)
+            return Verdict(False, ErrorCode.UNEXPECTED_CALL,
+                           f"no call was expected, received {len(calls)} ({names})", base)
+        return Verdict(True, details=base)
+    if not calls:
+        return Verdict(False, ErrorCode.NO_CALL,
+                       f"expected {len(expected)} call(s), the model made none", base)
+
+    checks = [[check_call(call, exp, item.function(exp.name), policy) for exp in expected]
+              for call in calls]
+    matching = max_matching([[c.ok for c in row] for row in checks])
+    pairs = [(ci, ei) for ci, ei in enumerate(matching) if ei is not None]
+    base["matching"] = [list(p) for p in pairs]
+    if len(calls) != len(expected):
+        base["unmatched"] = _unmatched(expected, pairs)
+        return Verdict(False, ErrorCode.WRONG_COUNT,
+                       f"expected {len(expected)} call(s), received {len(calls)}", base)
+    if len(pairs) == len(expected):
+        return Verdict(True, details=base)
+
+    unmatched = _unmatched(expected, pairs)
+    base["unmatched"] = unmatched
+    free_calls = [ci for ci, ei in enumerate(matching) if ei is None] or list(range(len(calls)))
+    first = unmatched[0]
+    ci, closest = min(((ci, checks[ci][first]) for ci in free_calls),
+                      key=lambda pair: pair[1].distance())
+    problems = closest.problems
+    base["problems"] = [_problem_json(p) for p in problems]
+    base["closest_call"] = ci
+    if any(p.order_only for p in problems):
+        base["order_only"] = True
+    prefix = "" if len(expected) == 1 else f"expected call {first + 1} ({expected[first].name}): "
+    message = prefix + "; ".join(p.message for p in problems[:3])
+    if len(problems) > 3:
+        message += f"; and {len(problems) - 3} more"
+    return Verdict(False, problems[0].code, message, base)
+
+
+def _unmatched(expected: Sequence[ExpectedCall], pairs: Sequence[tuple[int, int]]) -> list[int]:
+    matched = {ei for _, ei in pairs}
+    return [ei for ei in range(len(expected)) if ei not in matched]

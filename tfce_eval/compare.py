@@ -1,0 +1,104 @@
+"""Value equality as SPEC 5.4 defines it, shared by the AST checker and the exec checker.
+
+Numbers are equal within a relative tolerance; strings are compared after a normalisation
+that forgives case, width, dashes, spaces and most punctuation but keeps the characters that
+change a number's meaning (`1.5` vs `15`, `-5` vs `5`, `3/4` vs `34`); arrays compare in order
+and objects key by key, treating a key whose value is null as absent.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+#: Relative tolerance for numbers in the AST check (SPEC 5.4).
+AST_REL_TOL = 1e-9
+#: Relative tolerance for results in the exec check (SPEC 6).
+EXEC_REL_TOL = 1e-6
+
+_DASHES = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d-")
+
+
+def is_number(value: object) -> bool:
+    """True for int and float, never for bool (SPEC 5.3: bool is never a number)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def numbers_equal(a: float, b: float, rel_tol: float = AST_REL_TOL) -> bool:
+    if a == b:
+        return True
+    if math.isnan(a) or math.isnan(b):
+        return False
+    # abs_tol keeps 0.0 vs 1e-17 (float noise around zero) equal without loosening the rest.
+    return math.isclose(a, b, rel_tol=rel_tol, abs_tol=1e-12)
+
+
+def _is_punct(ch: str) -> bool:
+    cat = unicodedata.category(ch)
+    return cat[0] in ("P", "S") and ch not in _DASHES
+
+
+@lru_cache(maxsize=65536)
+def normalize_string(text: str) -> str:
+    """The default string normalisation of SPEC 5.4.
+
+    NFKC (full-width digits and punctuation, ideographic space), case folding, every dash to
+    `-`, whitespace removed, punctuation and symbols removed except between two digits and a
+    sign directly before a digit at the start.
+    """
+    text = unicodedata.normalize("NFKC", text).casefold()
+    chars = ["-" if ch in _DASHES else ch for ch in text if not ch.isspace()]
+    out: list[str] = []
+    last = len(chars) - 1
+    for i, ch in enumerate(chars):
+        if ch == "-" or _is_punct(ch):
+            between_digits = 0 < i < last and chars[i - 1].isdigit() and chars[i + 1].isdigit()
+            leading_sign = i == 0 and ch in "+-" and i < last and chars[i + 1].isdigit()
+            if not (between_digits or leading_sign):
+                continue
+        out.append(ch)
+    return "".join(out)
+
+
+def strings_equal(a: str, b: str, *, strict: bool = False) -> bool:
+    if strict:
+        return unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b)
+    return a == b or normalize_string(a) == normalize_string(b)
+
+
+def values_equal(
+    expected: Any,
+    received: Any,
+    *,
+    rel_tol: float = AST_REL_TOL,
+    strict_strings: bool = False,
+) -> bool:
+    """Generic equality of two JSON-like values under SPEC 5.4, with no declared type.
+
+    Used where no doc says what the type is: exec results, `any` parameters, unions.
+    An int and a float compare as numbers; a bool only equals a bool.
+    """
+    if isinstance(expected, bool) or isinstance(received, bool):
+        return isinstance(expected, bool) and isinstance(received, bool) and expected == received
+    if is_number(expected) and is_number(received):
+        return numbers_equal(float(expected), float(received), rel_tol)
+    if isinstance(expected, str) and isinstance(received, str):
+        return strings_equal(expected, received, strict=strict_strings)
+    if isinstance(expected, list | tuple) and isinstance(received, list | tuple):
+        return len(expected) == len(received) and all(
+            values_equal(e, r, rel_tol=rel_tol, strict_strings=strict_strings)
+            for e, r in zip(expected, received, strict=True)
+        )
+    if isinstance(expected, Mapping) and isinstance(received, Mapping):
+        exp = {k: v for k, v in expected.items() if v is not None}
+        rec = {k: v for k, v in received.items() if v is not None}
+        return exp.keys() == rec.keys() and all(
+            values_equal(exp[k], rec[k], rel_tol=rel_tol, strict_strings=strict_strings)
+            for k in exp
+        )
+    if expected is None or received is None:
+        return expected is None and received is None
+    return bool(expected == received)

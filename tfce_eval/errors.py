@@ -1,0 +1,60 @@
+"""The exceptions that stop a command. Everything that concerns one item is data, not these.
+
+`cli` turns each into a message on stderr and an exit code: 1 for bad input or a failed run,
+2 for usage errors (click's own).
+"""
+
+from __future__ import annotations
+
+
+class TfceError(Exception):
+    """Base of every error that stops a command."""
+
+    exit_code = 1
+
+
+class DataError(TfceError):
+    """A dataset or outputs file is malformed: names the file, line, item id and the fix."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        item_id: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        self.message = message
+        self.path = path
+        self.line = line
+        self.item_id = item_id
+        self.hint = hint
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        where = ""
+        if self.path:
+            where = self.path + (f", line {self.line}" if self.line else "")
+        if self.item_id:
+            where = f"{where} (id {self.item_id})" if where else f"id {self.item_id}"
+        text = f"{where}: {self.message}" if where else self.message
+        if self.hint:
+            text += f"\n  fix: {self.hint}"
+        return text
+
+
+class UsageError(TfceError):
+    """Options that cannot work together, found after click has parsed them."""
+
+    exit_code = 2
+
+
+class RunError(TfceError):
+    """A model run cannot go on (authentication, unknown model, changed options on resume)."""
+
+
+class RunInterrupted(TfceError):
+    """The user stopped a run; every finished item is saved and the run can be resumed."""
+
+    exit_code = 130

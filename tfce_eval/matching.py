@@ -1,0 +1,57 @@
+"""Maximum bipartite matching, for order-insensitive checking of parallel calls.
+
+The checker asks "which model call satisfies which expected call"; a greedy pass can pair a
+call with the wrong expected call and then fail an item that has a perfect pairing. Kuhn's
+augmenting-path algorithm finds a maximum matching; items have a handful of calls, so its
+O(V*E) cost is negligible, and it is written iteratively so no input can exhaust the stack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def max_matching(adjacency: Sequence[Sequence[bool]]) -> list[int | None]:
+    """Pair rows with columns where `adjacency[row][col]` is true, as many pairs as possible.
+
+    Returns, for each row, the column it is matched to, or None. Deterministic: among
+    maximum matchings it prefers low column indices for low rows.
+    """
+    n_rows = len(adjacency)
+    n_cols = max((len(r) for r in adjacency), default=0)
+    col_owner: list[int | None] = [None] * n_cols
+    row_match: list[int | None] = [None] * n_rows
+    for root in range(n_rows):
+        # Depth-first search for an augmenting path, with an explicit stack.
+        parent_col: dict[int, int] = {}  # column -> row that reached it
+        seen: set[int] = set()
+        stack: list[tuple[int, int]] = [(root, 0)]
+        found: int | None = None
+        while stack and found is None:
+            row, start = stack[-1]
+            for col in range(start, len(adjacency[row])):
+                if not adjacency[row][col] or col in seen:
+                    continue
+                seen.add(col)
+                parent_col[col] = row
+                stack[-1] = (row, col + 1)
+                owner = col_owner[col]
+                if owner is None:
+                    found = col
+                else:
+                    stack.append((owner, 0))
+                break
+            else:
+                stack.pop()
+        if found is None:
+            continue
+        col = found
+        while True:
+            row = parent_col[col]
+            previous = row_match[row]
+            row_match[row] = col
+            col_owner[col] = row
+            if row == root or previous is None:
+                break
+            col = previous
+    return row_match

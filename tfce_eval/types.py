@@ -1,0 +1,221 @@
+"""The records and closed sets every other module speaks in.
+
+Everything here is a frozen dataclass or a StrEnum: data passed between the loader, the
+decoder, the checker, the executor, the runner and the report. Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Category(StrEnum):
+    """A TFCE / BFCL item category. Parsed once when an item is loaded."""
+
+    SIMPLE = "simple"
+    MULTIPLE = "multiple"
+    PARALLEL = "parallel"
+    PARALLEL_MULTIPLE = "parallel_multiple"
+    IRRELEVANCE = "irrelevance"
+
+    @property
+    def is_parallel(self) -> bool:
+        return self in (Category.PARALLEL, Category.PARALLEL_MULTIPLE)
+
+
+#: The order categories are shown in, everywhere.
+CATEGORY_ORDER: tuple[Category, ...] = tuple(Category)
+
+
+class ErrorCode(StrEnum):
+    """Why an item is not valid. Stable strings: they are written to files."""
+
+    PARSE_ERROR = "parse_error"
+    NO_CALL = "no_call"
+    UNEXPECTED_CALL = "unexpected_call"
+    WRONG_COUNT = "wrong_count"
+    WRONG_FUNCTION = "wrong_function"
+    MISSING_REQUIRED = "missing_required"
+    MISSING_PARAM = "missing_param"
+    UNEXPECTED_PARAM = "unexpected_param"
+    TYPE_ERROR = "type_error"
+    VALUE_ERROR = "value_error"
+    EXEC_ERROR = "exec_error"
+    EXEC_MISMATCH = "exec_mismatch"
+    REQUEST_ERROR = "request_error"
+
+    @property
+    def is_model_error(self) -> bool:
+        """True for mistakes of the model; False for `request_error` (the model was not asked)."""
+        return self is not ErrorCode.REQUEST_ERROR
+
+
+class AnswerStyle(StrEnum):
+    """How a ground-truth file states expected values (SPEC 3.4)."""
+
+    TFCE = "tfce"  # one expected value per parameter
+    BFCL = "bfcl"  # a list of acceptable values per parameter, "" meaning "may be omitted"
+
+
+class OptionalParams(StrEnum):
+    """What to do with an optional parameter the ground truth does not mention (SPEC 5.2.5)."""
+
+    DEFAULT = "default"  # allowed when null or equal to the declared default
+    ANY = "any"  # any well-typed value is allowed
+    FORBID = "forbid"  # never allowed (BFCL's rule)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Checker options. Each changes only what SPEC 5 says it changes; recorded in run.json."""
+
+    optional_params: OptionalParams = OptionalParams.DEFAULT
+    coerce_strings: bool = False
+    strict_strings: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "optional_params": str(self.optional_params),
+            "coerce_strings": self.coerce_strings,
+            "strict_strings": self.strict_strings,
+        }
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """Where a record came from: a file and a 1-based line (0 when the file is one JSON value)."""
+
+    path: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}" if self.line else self.path
+
+
+@dataclass(frozen=True)
+class FunctionDoc:
+    """One function doc exactly as the dataset gives it; `raw` is kept for checking and prompts."""
+
+    name: str
+    description: str
+    raw: Mapping[str, Any]
+
+    @property
+    def parameters(self) -> Mapping[str, Any]:
+        params = self.raw.get("parameters")
+        return params if isinstance(params, Mapping) else {}
+
+    @property
+    def properties(self) -> Mapping[str, Any]:
+        props = self.parameters.get("properties")
+        return props if isinstance(props, Mapping) else {}
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        req = self.parameters.get("required")
+        return tuple(r for r in req if isinstance(r, str)) if isinstance(req, list) else ()
+
+
+@dataclass(frozen=True)
+class ExpectedParam:
+    """The acceptable values of one parameter, and whether leaving it out is also right."""
+
+    values: tuple[Any, ...]
+    may_omit: bool = False
+    #: BFCL ground truth also lists alternatives inside nested objects ({"k": [v1, v2]}).
+    nested_alternatives: bool = False
+
+
+@dataclass(frozen=True)
+class ExpectedCall:
+    """One call the ground truth expects."""
+
+    name: str
+    params: Mapping[str, ExpectedParam]
+
+
+@dataclass(frozen=True)
+class Item:
+    """A question, its function docs and its ground truth, joined by id."""
+
+    id: str
+    category: Category
+    question: str | list[Any]
+    functions: tuple[FunctionDoc, ...]
+    expected: tuple[ExpectedCall, ...]
+    source: SourceRef | None = None
+
+    def function(self, name: str) -> FunctionDoc | None:
+        for doc in self.functions:
+            if doc.name == name:
+                return doc
+        return None
+
+
+@dataclass(frozen=True)
+class Call:
+    """One decoded function call: a name and keyword arguments (JSON-like values only)."""
+
+    name: str
+    arguments: Mapping[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "arguments": dict(self.arguments)}
+
+
+@dataclass(frozen=True)
+class DecodeResult:
+    """What the decoder made of one model answer: calls, or the reason it could not."""
+
+    calls: tuple[Call, ...] | None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.calls is not None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The checker's judgement of one item (AST, and exec where it ran)."""
+
+    valid: bool
+    error_type: ErrorCode | None = None
+    error: str | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ScoreRecord:
+    """One line of scores.jsonl (SPEC 8)."""
+
+    id: str
+    category: Category
+    valid: bool
+    error_type: ErrorCode | None
+    error: str | None
+    exec_valid: bool | None
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "category": str(self.category),
+            "valid": self.valid,
+            "error_type": None if self.error_type is None else str(self.error_type),
+            "error": self.error,
+            "exec_valid": self.exec_valid,
+            "details": dict(self.details),
+        }
+
+
+_NATURAL = re.compile(r"(\d+)")
+
+
+def natural_key(item_id: str) -> tuple[Any, ...]:
+    """Sort key that puts `simple_2` before `simple_10`."""
+    return tuple(int(p) if p.isdigit() else p for p in _NATURAL.split(item_id))
