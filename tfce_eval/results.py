@@ -62,7 +62,7 @@ class RunDir:
 
 def dumps(obj: Any) -> str:
     """One JSON line: UTF-8 text with Chinese kept readable."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=True)
 
 
 def write_text_atomic(path: Path, text: str) -> None:

@@ -41,11 +41,13 @@ def main() -> None:
 
 
 def _register() -> None:
+    from tfce_eval.cli.call import call_command
     from tfce_eval.cli.score import score_command
     from tfce_eval.cli.validate import validate_command
 
     main.add_command(score_command)
     main.add_command(validate_command)
+    main.add_command(call_command)
 
 
 _register()

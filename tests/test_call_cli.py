@@ -1,0 +1,81 @@
+"""`tfce-eval call`: run one function from the shell, result as JSON on stdout."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tfce_eval.cli.call import call_command
+from tfce_eval.execute import default_functions_dir
+
+HOSTILE = Path(__file__).parent / "fixtures" / "hostile_functions"
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(call_command, [*args, "--functions", str(HOSTILE)])
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "printed"),
+    [
+        ("add(a=1, b=2)", 3),
+        ("add(a=1.5)", 1.5),
+        ("units.double(x=-2)", -4),
+        ("greet(name='北京')", "北京!"),
+        ("pair(x=7)", [7, [7, [7]]]),
+        ("[hidden.secret()]", "secret"),
+    ],
+)
+def test_prints_the_result_as_json(text: str, printed: object) -> None:
+    code, out, err = invoke(text)
+    assert (code, err) == (0, "")
+    assert json.loads(out) == printed
+    assert "\\u" not in out  # Chinese stays readable
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("boom(message='bad')", 'error: boom(message="bad") raised ValueError: bad\n'),
+        ("secret()", "error: secret() is not implemented: secret is not defined"),
+        ("_private()", "error: _private() is not implemented: '_private' is private"),
+        ("add(1, 2)", "error: cannot read the call: "),
+        ("add(a=__import__('os'))", "error: cannot read the call: "),
+        ("add(a=1); add(a=2)", "error: expected exactly one call, got 2\n"),
+        ("chatty(text='x')", None),
+    ],
+)
+def test_errors_go_to_stderr_with_exit_1(text: str, message: str | None) -> None:
+    code, out, err = invoke(text)
+    if message is None:  # chatty succeeds, and its printing reaches neither stream
+        assert (code, out, err) == (0, '"X"\n', "")
+        return
+    assert (code, out) == (1, "")
+    assert err.startswith(message)
+
+
+def test_the_time_limit_is_an_option() -> None:
+    code, out, err = invoke("forever()", "--exec-timeout", "0.5")
+    assert (code, out) == (1, "")
+    assert err == "error: forever() timed out after 0.5 s\n"
+
+
+def test_a_broken_functions_dir_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "__init__.py").write_text("import nowhere_to_be_found\n", encoding="utf-8")
+    result = CliRunner().invoke(call_command, ["f(a=1)", "--functions", str(tmp_path)])
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert "ModuleNotFoundError" in result.stderr and "__init__.py" in result.stderr
+
+
+def test_the_builtin_functions_are_the_default() -> None:
+    functions = default_functions_dir(None)
+    if functions is None or not (functions / "units.py").is_file():
+        pytest.skip("the built-in functions are not there yet")
+    result = CliRunner().invoke(call_command, ["units.dbm_to_watts(power_dbm=30)"])
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert json.loads(result.stdout) == pytest.approx(1.0)

@@ -1,0 +1,51 @@
+"""`tfce-eval call 'f(a=1)'`: run one function of a functions directory from the shell.
+
+For dataset authors trying an implementation: the call is read by the same literal-only
+decoder as model output and runs in a worker process under the same limits as `score`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from tfce_eval.errors import TfceError
+
+
+@click.command("call")
+@click.argument("text", metavar="CALL")
+@click.option(
+    "--functions",
+    "functions_dir",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="Directory of function implementations. Default: the built-in functions/.",
+)
+@click.option(
+    "--exec-timeout",
+    type=click.FloatRange(min=0.1),
+    default=5.0,
+    show_default=True,
+    help="Time limit for the call, in seconds.",
+)
+def call_command(text: str, functions_dir: Path | None, exec_timeout: float) -> None:
+    """Run CALL (Python syntax, keyword arguments only: `units.dbm_to_watts(power_dbm=30)`)
+    and print its result as JSON."""
+    from tfce_eval.execute import ExecOptions, call_function, default_functions_dir
+
+    directory = functions_dir or default_functions_dir(None)
+    if directory is None:
+        click.echo(
+            "error: there is no built-in functions directory; pass --functions DIR", err=True
+        )
+        raise SystemExit(1)
+    try:
+        outcome = call_function(text, ExecOptions(functions_dir=directory, timeout_s=exec_timeout))
+    except TfceError as exc:
+        click.echo(f"error: {exc}", err=True)
+        raise SystemExit(exc.exit_code) from None
+    if not outcome.ok:
+        click.echo(f"error: {outcome.error}", err=True)
+        raise SystemExit(1)
+    click.echo(json.dumps(outcome.value, ensure_ascii=False, indent=2))
