@@ -5,8 +5,8 @@ The dataset lives at the top of the repository, where dataset authors edit it; a
 An editable install reads it from the repository directly (see tfce_eval/paths.py).
 """
 
-from pathlib import Path
 import shutil
+from pathlib import Path
 
 from setuptools import setup
 from setuptools.command.build_py import build_py

@@ -59,8 +59,9 @@ class CallCheck:
         return (_CLOSENESS.index(self.problems[0].code), len(self.problems))
 
 
-def _problem(code: ErrorCode, path: str, message: str, expected: Any = None,
-             received: Any = None) -> Mismatch:
+def _problem(
+    code: ErrorCode, path: str, message: str, expected: Any = None, received: Any = None
+) -> Mismatch:
     return Mismatch(code, path, message, expected, received)
 
 
@@ -87,11 +88,20 @@ def check_call(
 ) -> CallCheck:
     """Check one call against one expected call (SPEC 5.2), collecting every problem."""
     if call.name != expected.name:
-        return CallCheck((_problem(
-            ErrorCode.WRONG_FUNCTION, "",
-            f"called {call.name}, expected {expected.name}", expected.name, call.name),))
-    options = MatchOptions(coerce_strings=policy.coerce_strings,
-                           strict_strings=policy.strict_strings)
+        return CallCheck(
+            (
+                _problem(
+                    ErrorCode.WRONG_FUNCTION,
+                    "",
+                    f"called {call.name}, expected {expected.name}",
+                    expected.name,
+                    call.name,
+                ),
+            )
+        )
+    options = MatchOptions(
+        coerce_strings=policy.coerce_strings, strict_strings=policy.strict_strings
+    )
     if doc is not None:
         properties: Mapping[str, Any] = doc.properties
         required: Sequence[str] = doc.required
@@ -104,12 +114,26 @@ def check_call(
 
     for name in args:
         if name not in properties:
-            problems.append(_problem(ErrorCode.UNEXPECTED_PARAM, name,
-                                     f"{name}: not a parameter of {call.name}", None, args[name]))
+            problems.append(
+                _problem(
+                    ErrorCode.UNEXPECTED_PARAM,
+                    name,
+                    f"{name}: not a parameter of {call.name}",
+                    None,
+                    args[name],
+                )
+            )
     for name in required:
         if args.get(name) is None:
-            problems.append(_problem(ErrorCode.MISSING_REQUIRED, name,
-                                     f"{name}: required parameter missing", None, None))
+            problems.append(
+                _problem(
+                    ErrorCode.MISSING_REQUIRED,
+                    name,
+                    f"{name}: required parameter missing",
+                    None,
+                    None,
+                )
+            )
     for name, exp in expected.params.items():
         if name in args and args[name] is not None:
             continue
@@ -119,8 +143,11 @@ def check_call(
         if exp.may_omit or any(_equals_default(schema, v, options) for v in exp.values):
             continue
         shown = exp.values[0] if exp.values else None
-        problems.append(_problem(ErrorCode.MISSING_PARAM, name,
-                                 f"{name}: missing, expected {shown!r}", shown, None))
+        problems.append(
+            _problem(
+                ErrorCode.MISSING_PARAM, name, f"{name}: missing, expected {shown!r}", shown, None
+            )
+        )
     for name, value in args.items():
         if name not in properties or name in expected.params:
             continue
@@ -131,14 +158,28 @@ def check_call(
         if name not in args or args[name] is None or name not in properties:
             continue
         schema = properties.get(name)
-        problem = match_any(schema if isinstance(schema, Mapping) else None, exp.values,
-                            args[name], name, options,
-                            alternatives_inside=exp.nested_alternatives)
+        problem = match_any(
+            schema if isinstance(schema, Mapping) else None,
+            exp.values,
+            args[name],
+            name,
+            options,
+            alternatives_inside=exp.nested_alternatives,
+        )
         if problem is not None:
             problems.append(problem)
-    order = {code: i for i, code in enumerate(
-        (ErrorCode.UNEXPECTED_PARAM, ErrorCode.MISSING_REQUIRED, ErrorCode.MISSING_PARAM,
-         ErrorCode.TYPE_ERROR, ErrorCode.VALUE_ERROR))}
+    order = {
+        code: i
+        for i, code in enumerate(
+            (
+                ErrorCode.UNEXPECTED_PARAM,
+                ErrorCode.MISSING_REQUIRED,
+                ErrorCode.MISSING_PARAM,
+                ErrorCode.TYPE_ERROR,
+                ErrorCode.VALUE_ERROR,
+            )
+        )
+    }
     # Stable sort: the SPEC's check order decides the reported code, ties keep param order.
     problems.sort(key=lambda p: order[p.code])
     return CallCheck(tuple(problems))
@@ -153,8 +194,13 @@ def _check_unasked(
 ) -> Mismatch | None:
     """A declared parameter the ground truth does not mention (SPEC 5.2.5)."""
     if policy.optional_params is OptionalParams.FORBID:
-        return _problem(ErrorCode.UNEXPECTED_PARAM, name,
-                        f"{name}: not expected (optional parameters are forbidden)", None, value)
+        return _problem(
+            ErrorCode.UNEXPECTED_PARAM,
+            name,
+            f"{name}: not expected (optional parameters are forbidden)",
+            None,
+            value,
+        )
     if value is None:
         return None
     if policy.optional_params is OptionalParams.ANY:
@@ -167,8 +213,13 @@ def _check_unasked(
         return None
     has_default, default = _declared_default(schema)
     because = f"its default is {default!r}" if has_default else "it has no default"
-    return _problem(ErrorCode.UNEXPECTED_PARAM, name,
-                    f"{name}: set to {value!r}, which nobody asked for ({because})", None, value)
+    return _problem(
+        ErrorCode.UNEXPECTED_PARAM,
+        name,
+        f"{name}: set to {value!r}, which nobody asked for ({because})",
+        None,
+        value,
+    )
 
 
 def _expected_json(exp: ExpectedCall) -> dict[str, Any]:
@@ -192,34 +243,49 @@ def _problem_json(p: Mismatch) -> dict[str, Any]:
     return out
 
 
-def check_item(item: Item, decoded: DecodeResult, policy: Policy = Policy()) -> Verdict:
+_DEFAULT_POLICY = Policy()
+
+
+def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLICY) -> Verdict:
     """Judge one item's decoded answer against its ground truth (SPEC 5.1)."""
     expected = item.expected
     base: dict[str, Any] = {"expected": [_expected_json(e) for e in expected]}
     if decoded.calls is None:
-        return Verdict(False, ErrorCode.PARSE_ERROR, decoded.error or "the answer could not be decoded",
-                       base)
+        return Verdict(
+            False, ErrorCode.PARSE_ERROR, decoded.error or "the answer could not be decoded", base
+        )
     calls = decoded.calls
     base["calls"] = [c.to_json() for c in calls]
     if not expected:
         if calls:
             names = ", ".join(c.name for c in calls)
-            return Verdict(False, ErrorCode.UNEXPECTED_CALL,
-                           f"no call was expected, received {len(calls)} ({names})", base)
+            return Verdict(
+                False,
+                ErrorCode.UNEXPECTED_CALL,
+                f"no call was expected, received {len(calls)} ({names})",
+                base,
+            )
         return Verdict(True, details=base)
     if not calls:
-        return Verdict(False, ErrorCode.NO_CALL,
-                       f"expected {len(expected)} call(s), the model made none", base)
+        return Verdict(
+            False, ErrorCode.NO_CALL, f"expected {len(expected)} call(s), the model made none", base
+        )
 
-    checks = [[check_call(call, exp, item.function(exp.name), policy) for exp in expected]
-              for call in calls]
+    checks = [
+        [check_call(call, exp, item.function(exp.name), policy) for exp in expected]
+        for call in calls
+    ]
     matching = max_matching([[c.ok for c in row] for row in checks])
     pairs = [(ci, ei) for ci, ei in enumerate(matching) if ei is not None]
     base["matching"] = [list(p) for p in pairs]
     if len(calls) != len(expected):
         base["unmatched"] = _unmatched(expected, pairs)
-        return Verdict(False, ErrorCode.WRONG_COUNT,
-                       f"expected {len(expected)} call(s), received {len(calls)}", base)
+        return Verdict(
+            False,
+            ErrorCode.WRONG_COUNT,
+            f"expected {len(expected)} call(s), received {len(calls)}",
+            base,
+        )
     if len(pairs) == len(expected):
         return Verdict(True, details=base)
 
@@ -227,8 +293,9 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = Policy()) -> 
     base["unmatched"] = unmatched
     free_calls = [ci for ci, ei in enumerate(matching) if ei is None] or list(range(len(calls)))
     first = unmatched[0]
-    ci, closest = min(((ci, checks[ci][first]) for ci in free_calls),
-                      key=lambda pair: pair[1].distance())
+    ci, closest = min(
+        ((ci, checks[ci][first]) for ci in free_calls), key=lambda pair: pair[1].distance()
+    )
     problems = closest.problems
     base["problems"] = [_problem_json(p) for p in problems]
     base["closest_call"] = ci

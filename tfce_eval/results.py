@@ -110,7 +110,9 @@ def read_json(path: Path) -> Any:
         raise DataError("file not found", path=str(path)) from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DataError(
-            f"not valid JSON: {exc}", path=str(path), hint="the file is damaged; re-run to rewrite it"
+            f"not valid JSON: {exc}",
+            path=str(path),
+            hint="the file is damaged; re-run to rewrite it",
         ) from None
 
 
@@ -219,7 +221,9 @@ def index_outputs(path: Path, *, tolerate_torn_tail: bool = False) -> OutputsInd
     try:
         fh = path.open("rb")
     except FileNotFoundError:
-        raise DataError("file not found", path=str(path), hint="give the path of an outputs file") from None
+        raise DataError(
+            "file not found", path=str(path), hint="give the path of an outputs file"
+        ) from None
     with fh:
         offset = 0
         for line_no, raw in enumerate(fh, start=1):
@@ -241,7 +245,7 @@ def index_outputs(path: Path, *, tolerate_torn_tail: bool = False) -> OutputsInd
                     "the line has no id",
                     path=str(path),
                     line=line_no,
-                    hint='every line needs the item id it answers, e.g. {"id": "base_simple_0", ...}',
+                    hint='every line needs the id of the item it answers: {"id": "...", ...}',
                 )
             offsets[str(item_id)] = (start, line_no)
     return OutputsIndex(path=path, offsets=offsets, torn_tail=torn)

@@ -116,8 +116,13 @@ def _open_executor(stack: ExitStack, dataset: Dataset, options: ScoreOptions) ->
             )
         return None
     return stack.enter_context(
-        Executor(ExecOptions(functions_dir=functions_dir, timeout_s=options.exec_timeout_s,
-                             workers=options.exec_workers))
+        Executor(
+            ExecOptions(
+                functions_dir=functions_dir,
+                timeout_s=options.exec_timeout_s,
+                workers=options.exec_workers,
+            )
+        )
     )
 
 
@@ -130,8 +135,13 @@ def _read_line(fh: IO[bytes], index: OutputsIndex, item_id: str) -> dict[str, An
     try:
         obj = json.loads(raw.decode("utf-8-sig" if line == 1 else "utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:  # indexed already: file changed
-        raise DataError(f"unreadable line: {exc}", path=str(index.path), line=line,
-                        item_id=item_id, hint="the file changed while it was scored; run again") from None
+        raise DataError(
+            f"unreadable line: {exc}",
+            path=str(index.path),
+            line=line,
+            item_id=item_id,
+            hint="the file changed while it was scored; run again",
+        ) from None
     if not isinstance(obj, dict):
         raise DataError("not a JSON object", path=str(index.path), line=line, item_id=item_id)
     return obj
@@ -152,15 +162,19 @@ def _combine(
     valid, error_type, error = ast.valid, ast.error_type, ast.error
     if exec_verdict is not None and exec_verdict.valid is not None:
         if mode is CheckMode.EXEC:
-            valid, error_type, error = (exec_verdict.valid, exec_verdict.error_type,
-                                        exec_verdict.error)
+            valid, error_type, error = (
+                exec_verdict.valid,
+                exec_verdict.error_type,
+                exec_verdict.error,
+            )
         elif ast.valid and not exec_verdict.valid:
             valid, error_type, error = False, exec_verdict.error_type, exec_verdict.error
     return ScoreRecord(item.id, item.category, valid, error_type, error, exec_valid, details)
 
 
-def _exec_check(executor: Executor | None, item: Item, decoded: DecodeResult,
-                ast: Verdict) -> ExecVerdict | None:
+def _exec_check(
+    executor: Executor | None, item: Item, decoded: DecodeResult, ast: Verdict
+) -> ExecVerdict | None:
     if executor is None or not item.expected:
         return None
     if not all(executor.implemented(e.name) for e in item.expected):
@@ -186,8 +200,9 @@ def _score_items(
     with index.path.open("rb") as fh:
         for item in items:
             if item.id not in index.offsets:
-                ast = Verdict(False, ErrorCode.NO_CALL, "no output for this item",
-                              {"missing": True})
+                ast = Verdict(
+                    False, ErrorCode.NO_CALL, "no output for this item", {"missing": True}
+                )
                 decoded = DecodeResult(calls=())
             else:
                 record = _read_line(fh, index, item.id)
@@ -198,8 +213,9 @@ def _score_items(
                 else:
                     decoded = decode_output(record, name_map=name_map(item.functions))
                     ast = check_item(item, decoded, options.policy)
-            records.append(_combine(item, ast, _exec_check(executor, item, decoded, ast),
-                                    options.check))
+            records.append(
+                _combine(item, ast, _exec_check(executor, item, decoded, ast), options.check)
+            )
     return records
 
 
@@ -210,8 +226,12 @@ def score_outputs(
     out_dir: Path,
     *,
     extra_summary: Mapping[str, Any] | None = None,
+    run_info: Mapping[str, Any] | None = None,
 ) -> ScoreResult:
-    """Score `outputs` against `dataset` and write scores.jsonl, summary.json and reports."""
+    """Score `outputs` against `dataset` and write scores.jsonl, summary.json and reports.
+
+    `run_info` is the run's run.json when scoring a model run; it names the run in reports.
+    """
     index = index_outputs(outputs, tolerate_torn_tail=True)
     _check_unknown_ids(index, dataset)
     warnings: list[str] = []
@@ -224,26 +244,39 @@ def score_outputs(
     if missing and options.missing is MissingMode.SKIP:
         skipped = set(missing)
         in_scope = [i for i in in_scope if i not in skipped]
-        warnings.append(f"{len(missing)} items have no output and were left out "
-                        f"(--missing skip; first: {_first_ids(missing)})")
+        warnings.append(
+            f"{len(missing)} items have no output and were left out "
+            f"(--missing skip; first: {_first_ids(missing)})"
+        )
     elif missing:
-        warnings.append(f"{len(missing)} items have no output and count as wrong (no_call); "
-                        f"first: {_first_ids(missing)} (--missing skip leaves them out)")
+        warnings.append(
+            f"{len(missing)} items have no output and count as wrong (no_call); "
+            f"first: {_first_ids(missing)} (--missing skip leaves them out)"
+        )
     not_run = sorted({dataset.category_of(i) for i in selected} - answered_cats)
     if not_run:
-        warnings.append("no outputs at all for: " + ", ".join(str(c) for c in not_run)
-                        + " (shown as N/A)")
+        warnings.append(
+            "no outputs at all for: " + ", ".join(str(c) for c in not_run) + " (shown as N/A)"
+        )
 
     usage = UsageStats()
     with ExitStack() as stack:
         executor = _open_executor(stack, dataset, options)
-        records = _score_items(dataset.iter_items(ids=set(in_scope)), index, options,
-                               executor, usage)
+        records = _score_items(
+            dataset.iter_items(ids=set(in_scope)), index, options, executor, usage
+        )
     records.sort(key=lambda r: natural_key(r.id))
 
     extra: dict[str, Any] = dict(options.to_json())
-    extra["missing"] = {"mode": str(options.missing), "count": len(missing),
-                        "first_ids": missing[:5]}
+    extra["dataset"] = {
+        "path": None if dataset.root is None else str(dataset.root),
+        "sha256": dataset.sha256,
+    }
+    extra["missing"] = {
+        "mode": str(options.missing),
+        "count": len(missing),
+        "first_ids": missing[:5],
+    }
     if extra_summary:
         extra.update(extra_summary)
     cats_in_selection = {dataset.category_of(i) for i in selected}
@@ -251,4 +284,26 @@ def score_outputs(
     run_dir = RunDir(out_dir)
     write_scores(run_dir.scores, records)
     write_json(run_dir.summary, summary)
+    _write_reports(run_dir, summary, records, dataset, run_info)
     return ScoreResult(tuple(records), summary, tuple(warnings), run_dir)
+
+
+def _write_reports(
+    run_dir: RunDir,
+    summary: dict[str, Any],
+    records: list[ScoreRecord],
+    dataset: Dataset,
+    run_info: Mapping[str, Any] | None,
+) -> None:
+    # Imported here: the report renderers are only needed once the scores are in.
+    from tfce_eval.report import FailureSource, RunView, write_run_reports
+
+    name = (run_info or {}).get("run_name") or run_dir.path.resolve().name
+    view = RunView(
+        str(name),
+        run_dir.path,
+        summary,
+        tuple(records),
+        dict(run_info) if run_info is not None else None,
+    )
+    write_run_reports(run_dir.path, view, failure_source=FailureSource(dataset=dataset))

@@ -23,26 +23,12 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from tfce_eval.stats import wilson_interval
 from tfce_eval.types import CATEGORY_ORDER, Category, ErrorCode, ScoreRecord
 
+__all__ = ["UsageStats", "category_block", "percentile", "summarize", "wilson_interval"]
+
 _EXEC_CODES = (ErrorCode.EXEC_ERROR, ErrorCode.EXEC_MISMATCH)
-
-
-def wilson_interval(correct: int, total: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """95 % Wilson score interval for a proportion; (0, 0) when there are no trials."""
-    if total <= 0:
-        return (0.0, 0.0)
-    p = correct / total
-    denom = 1 + z * z / total
-    centre = (p + z * z / (2 * total)) / denom
-    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denom
-    lo, hi = max(0.0, centre - half), min(1.0, centre + half)
-    # At the extremes the formula gives the bound up to rounding; pin it exactly.
-    if correct == 0:
-        lo = 0.0
-    if correct == total:
-        hi = 1.0
-    return (lo, hi)
 
 
 def _rate(correct: int, total: int) -> dict[str, Any]:

@@ -184,8 +184,13 @@ def match_value(
     try:
         got = coerce(received, kind, from_strings=options.coerce_strings)
     except CoercionError as exc:
-        return Mismatch(ErrorCode.TYPE_ERROR, path, f"{path}: {exc}, received {_show(received)}",
-                        expected, received)
+        return Mismatch(
+            ErrorCode.TYPE_ERROR,
+            path,
+            f"{path}: {exc}, received {_show(received)}",
+            expected,
+            received,
+        )
     try:
         want = coerce(expected, kind, from_strings=True)
     except CoercionError:
@@ -199,12 +204,18 @@ def match_value(
     elif kind is Kind.STRING and isinstance(want, str):
         equal = strings_equal(want, got, strict=options.strict_strings)
     else:
-        equal = values_equal(want, got, rel_tol=options.rel_tol,
-                             strict_strings=options.strict_strings)
+        equal = values_equal(
+            want, got, rel_tol=options.rel_tol, strict_strings=options.strict_strings
+        )
     if equal:
         return None
-    return Mismatch(ErrorCode.VALUE_ERROR, path,
-                    f"{path}: expected {_show(want)}, received {_show(got)}", want, got)
+    return Mismatch(
+        ErrorCode.VALUE_ERROR,
+        path,
+        f"{path}: expected {_show(want)}, received {_show(got)}",
+        want,
+        got,
+    )
 
 
 def _items_schema(schema: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
@@ -227,16 +238,26 @@ def _match_array(
         try:
             coerce(element, item_kind, from_strings=options.coerce_strings)
         except CoercionError as exc:
-            return Mismatch(ErrorCode.TYPE_ERROR, f"{path}[{i}]",
-                            f"{path}[{i}]: {exc}, received {_show(element)}", None, element)
+            return Mismatch(
+                ErrorCode.TYPE_ERROR,
+                f"{path}[{i}]",
+                f"{path}[{i}]: {exc}, received {_show(element)}",
+                None,
+                element,
+            )
     if len(want) != len(got):
-        return Mismatch(ErrorCode.VALUE_ERROR, path,
-                        f"{path}: expected {len(want)} elements, received {len(got)}",
-                        want, got)
+        return Mismatch(
+            ErrorCode.VALUE_ERROR,
+            path,
+            f"{path}: expected {len(want)} elements, received {len(got)}",
+            want,
+            got,
+        )
     first: Mismatch | None = None
     for i, (w, g) in enumerate(zip(want, got, strict=True)):
-        problem = match_value(items, w, g, f"{path}[{i}]", options,
-                              alternatives_inside=alternatives_inside)
+        problem = match_value(
+            items, w, g, f"{path}[{i}]", options, alternatives_inside=alternatives_inside
+        )
         if problem is not None:
             if problem.code is ErrorCode.TYPE_ERROR:
                 return problem
@@ -244,10 +265,15 @@ def _match_array(
     if first is None:
         return None
     if _same_multiset(items, want, got, options, alternatives_inside):
-        return Mismatch(ErrorCode.VALUE_ERROR, path,
-                        f"{path}: same elements in a different order (order only): "
-                        f"expected {_show(want)}, received {_show(got)}",
-                        want, got, order_only=True)
+        return Mismatch(
+            ErrorCode.VALUE_ERROR,
+            path,
+            f"{path}: same elements in a different order (order only): "
+            f"expected {_show(want)}, received {_show(got)}",
+            want,
+            got,
+            order_only=True,
+        )
     return first
 
 
@@ -261,8 +287,10 @@ def _same_multiset(
     from tfce_eval.matching import max_matching
 
     adjacency = [
-        [match_value(items, w, g, "", options, alternatives_inside=alternatives_inside) is None
-         for w in want]
+        [
+            match_value(items, w, g, "", options, alternatives_inside=alternatives_inside) is None
+            for w in want
+        ]
         for g in got
     ]
     return all(m is not None for m in max_matching(adjacency))
@@ -300,8 +328,13 @@ def _match_object(
     got_keys = {k for k, v in got.items() if v is not None}
     for key in sorted(got_keys - want_keys):
         sub = f"{path}.{key}"
-        return Mismatch(ErrorCode.VALUE_ERROR, sub, f"{sub}: not expected, received {_show(got[key])}",
-                        None, got[key])
+        return Mismatch(
+            ErrorCode.VALUE_ERROR,
+            sub,
+            f"{sub}: not expected, received {_show(got[key])}",
+            None,
+            got[key],
+        )
     for key in sorted(want_keys):
         sub = f"{path}.{key}"
         sub_schema = props.get(key) if isinstance(props.get(key), Mapping) else None
@@ -312,10 +345,16 @@ def _match_object(
         if key not in got_keys:
             if may_omit or not values:
                 continue
-            return Mismatch(ErrorCode.VALUE_ERROR, sub,
-                            f"{sub}: missing, expected {_show(values[0])}", values[0], None)
-        problem = match_any(sub_schema, values, got[key], sub, options,
-                            alternatives_inside=alternatives_inside)
+            return Mismatch(
+                ErrorCode.VALUE_ERROR,
+                sub,
+                f"{sub}: missing, expected {_show(values[0])}",
+                values[0],
+                None,
+            )
+        problem = match_any(
+            sub_schema, values, got[key], sub, options, alternatives_inside=alternatives_inside
+        )
         if problem is not None:
             return problem
     return None
@@ -337,8 +376,9 @@ def match_any(
     """
     first: Mismatch | None = None
     for value in acceptable:
-        problem = match_value(schema, value, received, path, options,
-                              alternatives_inside=alternatives_inside)
+        problem = match_value(
+            schema, value, received, path, options, alternatives_inside=alternatives_inside
+        )
         if problem is None:
             return None
         if problem.code is ErrorCode.TYPE_ERROR and problem.path == path:

@@ -20,7 +20,7 @@ class _Failure(click.ClickException):
 
     def __init__(self, error: TfceError) -> None:
         super().__init__(str(error))
-        self.exit_code = error.exit_code
+        self.exit_code = error.exit_code  # type: ignore[misc]
 
     def show(self, file: Any = None) -> None:
         click.echo(f"error: {self.format_message()}", err=True)
@@ -42,12 +42,14 @@ def main() -> None:
 
 def _register() -> None:
     from tfce_eval.cli.call import call_command
+    from tfce_eval.cli.report import report_command
     from tfce_eval.cli.score import score_command
     from tfce_eval.cli.validate import validate_command
 
     main.add_command(score_command)
     main.add_command(validate_command)
     main.add_command(call_command)
+    main.add_command(report_command)
 
 
 _register()

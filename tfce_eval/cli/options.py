@@ -18,15 +18,29 @@ CATEGORY_CHOICES = [str(c) for c in Category] + ["all"]
 def data_options(func: F) -> F:
     """--data, --questions, --answers, --answer-style."""
     decorators = [
-        click.option("--data", type=click.Path(path_type=Path, file_okay=False),
-                     help="Dataset directory (questions/ and answers/ or possible_answer/). "
-                     "Default: the built-in dataset."),
-        click.option("--questions", type=click.Path(path_type=Path, exists=True), multiple=True,
-                     help="Question file or directory (instead of --data). Repeatable."),
-        click.option("--answers", type=click.Path(path_type=Path, exists=True), multiple=True,
-                     help="Ground-truth file or directory (with --questions). Repeatable."),
-        click.option("--answer-style", type=click.Choice([str(s) for s in AnswerStyle]),
-                     help="Ground-truth style; detected per file when not given."),
+        click.option(
+            "--data",
+            type=click.Path(path_type=Path, file_okay=False),
+            help="Dataset directory (questions/ and answers/ or possible_answer/). "
+            "Default: the built-in dataset.",
+        ),
+        click.option(
+            "--questions",
+            type=click.Path(path_type=Path, exists=True),
+            multiple=True,
+            help="Question file or directory (instead of --data). Repeatable.",
+        ),
+        click.option(
+            "--answers",
+            type=click.Path(path_type=Path, exists=True),
+            multiple=True,
+            help="Ground-truth file or directory (with --questions). Repeatable.",
+        ),
+        click.option(
+            "--answer-style",
+            type=click.Choice([str(s) for s in AnswerStyle]),
+            help="Ground-truth style; detected per file when not given.",
+        ),
     ]
     for decorator in reversed(decorators):
         func = decorator(func)
@@ -35,8 +49,12 @@ def data_options(func: F) -> F:
 
 def category_option(func: F) -> F:
     return click.option(
-        "--category", "categories", multiple=True, metavar="NAME",
-        help="Categories to include: " + ", ".join(CATEGORY_CHOICES)
+        "--category",
+        "categories",
+        multiple=True,
+        metavar="NAME",
+        help="Categories to include: "
+        + ", ".join(CATEGORY_CHOICES)
         + ". Repeat or separate with commas. Default: all.",
     )(func)
 
@@ -61,15 +79,25 @@ def parse_categories(values: Sequence[str]) -> frozenset[Category] | None:
 def policy_options(func: F) -> F:
     """Checker policy (SPEC 5.2.5, 5.3, 5.4)."""
     decorators = [
-        click.option("--optional-params", type=click.Choice([str(o) for o in OptionalParams]),
-                     default=str(OptionalParams.DEFAULT), show_default=True,
-                     help="An optional parameter the ground truth does not mention: allowed when "
-                     "null or equal to its default (default), any well-typed value (any), or "
-                     "never (forbid, BFCL's rule)."),
-        click.option("--coerce-strings", is_flag=True,
-                     help='Accept "5" for a number and "true" for a boolean.'),
-        click.option("--strict-strings", is_flag=True,
-                     help="Compare strings exactly (NFC only) instead of normalised."),
+        click.option(
+            "--optional-params",
+            type=click.Choice([str(o) for o in OptionalParams]),
+            default=str(OptionalParams.DEFAULT),
+            show_default=True,
+            help="An optional parameter the ground truth does not mention: allowed when "
+            "null or equal to its default (default), any well-typed value (any), or "
+            "never (forbid, BFCL's rule).",
+        ),
+        click.option(
+            "--coerce-strings",
+            is_flag=True,
+            help='Accept "5" for a number and "true" for a boolean.',
+        ),
+        click.option(
+            "--strict-strings",
+            is_flag=True,
+            help="Compare strings exactly (NFC only) instead of normalised.",
+        ),
     ]
     for decorator in reversed(decorators):
         func = decorator(func)
@@ -77,23 +105,38 @@ def policy_options(func: F) -> F:
 
 
 def build_policy(optional_params: str, coerce_strings: bool, strict_strings: bool) -> Policy:
-    return Policy(optional_params=OptionalParams(optional_params),
-                  coerce_strings=coerce_strings, strict_strings=strict_strings)
+    return Policy(
+        optional_params=OptionalParams(optional_params),
+        coerce_strings=coerce_strings,
+        strict_strings=strict_strings,
+    )
 
 
 def check_options(func: F) -> F:
     """--check, --functions, --exec-timeout (SPEC 6)."""
     decorators = [
-        click.option("--check", "check_mode", type=click.Choice(["ast", "exec", "both"]),
-                     default="both", show_default=True,
-                     help="AST checking, exec checking where the functions are implemented, "
-                     "or both."),
-        click.option("--functions", "functions_dir",
-                     type=click.Path(path_type=Path, file_okay=False, exists=True),
-                     help="Directory of function implementations for exec checking. Default: "
-                     "functions/ beside the dataset."),
-        click.option("--exec-timeout", type=click.FloatRange(min=0.1), default=5.0,
-                     show_default=True, help="Time limit per executed call, in seconds."),
+        click.option(
+            "--check",
+            "check_mode",
+            type=click.Choice(["ast", "exec", "both"]),
+            default="both",
+            show_default=True,
+            help="AST checking, exec checking where the functions are implemented, or both.",
+        ),
+        click.option(
+            "--functions",
+            "functions_dir",
+            type=click.Path(path_type=Path, file_okay=False, exists=True),
+            help="Directory of function implementations for exec checking. Default: "
+            "functions/ beside the dataset.",
+        ),
+        click.option(
+            "--exec-timeout",
+            type=click.FloatRange(min=0.1),
+            default=5.0,
+            show_default=True,
+            help="Time limit per executed call, in seconds.",
+        ),
     ]
     for decorator in reversed(decorators):
         func = decorator(func)

@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 
 import click
+from rich.console import Console
 
+from tfce_eval.report import RunView, render_table
 from tfce_eval.scoring import ScoreResult
+
+#: Width of tables written to a pipe or file, where no terminal says how wide it is.
+PIPE_WIDTH = 140
+
+
+def stdout_console() -> Console:
+    """A console on stdout: the terminal's width, or a fixed width when piped."""
+    console = Console(file=sys.stdout)
+    if not console.is_terminal:
+        console = Console(file=sys.stdout, width=PIPE_WIDTH)
+    return console
 
 
 def print_warnings(warnings: Iterable[str]) -> None:
@@ -14,15 +28,13 @@ def print_warnings(warnings: Iterable[str]) -> None:
         click.echo(f"warning: {warning}", err=True)
 
 
-def print_summary(result: ScoreResult) -> None:
-    summary = result.summary
-    for cat in summary.get("categories", []):
-        block = summary[cat]
-        errs = ", ".join(f"{k} {v}" for k, v in block["errors"].items())
-        click.echo(f"{cat:<20} {block['total']:>5} {block['correct']:>5} "
-                   f"{100 * block['accuracy']:6.1f}%  {errs}")
-    micro = summary["overall"]["micro"]
-    if micro["accuracy"] is not None:
-        click.echo(f"{'overall (micro)':<20} {micro['total']:>5} {micro['correct']:>5} "
-                   f"{100 * micro['accuracy']:6.1f}%")
-    click.echo(f"written: {result.run_dir.scores}, {result.run_dir.summary}")
+def print_summary(result: ScoreResult, name: str | None = None) -> None:
+    """The per-category table on stdout, then where the files are."""
+    run_dir = result.run_dir
+    view = RunView(
+        name or run_dir.path.resolve().name, run_dir.path, result.summary, result.records, None
+    )
+    stdout_console().print(render_table([view]))
+    click.echo(
+        f"written: {run_dir.scores}, {run_dir.summary}, {run_dir.report_md}, {run_dir.report_html}"
+    )

@@ -28,12 +28,20 @@ from tfce_eval.types import AnswerStyle
 @category_option
 @policy_options
 @check_options
-@click.option("--missing", type=click.Choice([str(m) for m in MissingMode]), default="count",
-              show_default=True,
-              help="Items of a scored category that the file lacks: count them as wrong "
-              "(no_call) or skip them.")
-@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
-              help="Where scores.jsonl, summary.json and the reports go. Default: beside OUTPUTS.")
+@click.option(
+    "--missing",
+    type=click.Choice([str(m) for m in MissingMode]),
+    default="count",
+    show_default=True,
+    help="Items of a scored category that the file lacks: count them as wrong "
+    "(no_call) or skip them.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Where scores.jsonl, summary.json and the reports go. Default: beside OUTPUTS.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
 def score_command(
     outputs: Path,

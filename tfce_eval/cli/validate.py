@@ -13,10 +13,13 @@ from tfce_eval.types import AnswerStyle
 
 @click.command("validate")
 @data_options
-@click.option("--functions", "functions_dir",
-              type=click.Path(path_type=Path, file_okay=False, exists=True),
-              help="Implementations to check the docs and ground truth against. "
-              "Default: functions/ beside the dataset, when there is one.")
+@click.option(
+    "--functions",
+    "functions_dir",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="Implementations to check the docs and ground truth against. "
+    "Default: functions/ beside the dataset, when there is one.",
+)
 @click.option("--no-exec", is_flag=True, help="Do not check against the implementations.")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
 def validate_command(
@@ -29,15 +32,22 @@ def validate_command(
     as_json: bool,
 ) -> None:
     """Check files, ids, category shapes, docs and ground truth. Errors exit 1; warnings do not."""
-    from tfce_eval.validate import validate_dataset
+    from tfce_eval.dataset import Dataset
+    from tfce_eval.execute import ExecOptions, default_functions_dir, exec_findings
+    from tfce_eval.validate import Finding, validate_dataset
+
+    def against_implementations(dataset: Dataset) -> list[Finding]:
+        found = functions_dir or default_functions_dir(dataset.root)
+        if found is None or not found.is_dir():
+            return []
+        return exec_findings(dataset, ExecOptions(functions_dir=found))
 
     report = validate_dataset(
         data,
         questions=questions,
         answers=answers,
         answer_style=AnswerStyle(answer_style) if answer_style else None,
-        functions_dir=functions_dir,
-        run_exec=not no_exec,
+        extra_checks=() if no_exec else (against_implementations,),
     )
     if as_json:
         click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
@@ -45,7 +55,9 @@ def validate_command(
         for finding in report.findings:
             click.echo(str(finding), err=finding.level == "error")
         counts = ", ".join(f"{c} {n}" for c, n in report.counts.items())
-        click.echo(f"{report.items} items ({counts}): "
-                   f"{len(report.errors)} errors, {len(report.warnings)} warnings")
+        click.echo(
+            f"{report.items} items ({counts}): "
+            f"{len(report.errors)} errors, {len(report.warnings)} warnings"
+        )
     if report.errors:
         raise SystemExit(1)

@@ -1,0 +1,416 @@
+"""The AST checker, rule by rule and error code by error code (SPEC 5)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tfce_eval.check import check_call, check_item
+from tfce_eval.types import (
+    Call,
+    Category,
+    DecodeResult,
+    ErrorCode,
+    ExpectedCall,
+    ExpectedParam,
+    FunctionDoc,
+    Item,
+    OptionalParams,
+    Policy,
+)
+
+PATH_LOSS = {
+    "name": "calculate_path_loss",
+    "description": "Path loss.",
+    "parameters": {
+        "type": "dict",
+        "properties": {
+            "frequency": {"type": "float"},
+            "distance": {"type": "float"},
+            "environment": {"type": "string", "enum": ["LOS", "NLOS", "Urban", "Rural"]},
+            "rain_condition": {"type": "string", "default": "None"},
+            "vehicle_speed": {"type": "float", "default": None},
+        },
+        "required": ["frequency", "distance", "environment"],
+    },
+}
+PRB = {
+    "name": "compute_prb_count",
+    "description": "N_RB.",
+    "parameters": {
+        "type": "dict",
+        "properties": {
+            "bandwidth_mhz": {"type": "integer"},
+            "scs_khz": {"type": "integer"},
+            "frequency_range": {"type": "string", "default": "FR1"},
+        },
+        "required": ["bandwidth_mhz", "scs_khz"],
+    },
+}
+NESTED = {
+    "name": "configure_ca",
+    "description": "CA.",
+    "parameters": {
+        "type": "dict",
+        "properties": {
+            "carriers": {
+                "type": "array",
+                "items": {
+                    "type": "dict",
+                    "properties": {"band": {"type": "string"}, "bw": {"type": "integer"}},
+                },
+            },
+            "flags": {"type": "array", "items": {"type": "boolean"}},
+            "meta": {"type": "any"},
+        },
+        "required": ["carriers"],
+    },
+}
+FLAGS = {
+    "name": "harq",
+    "description": "HARQ.",
+    "parameters": {
+        "type": "dict",
+        "properties": {"enabled": {"type": "boolean"}, "count": {"type": "integer", "default": 4}},
+        "required": ["enabled"],
+    },
+}
+
+
+def doc(raw: dict[str, Any]) -> FunctionDoc:
+    return FunctionDoc(raw["name"], raw["description"], raw)
+
+
+def tfce_call(name: str, **params: Any) -> ExpectedCall:
+    return ExpectedCall(name, {k: ExpectedParam((v,)) for k, v in params.items()})
+
+
+def make_item(
+    docs: list[dict[str, Any]],
+    expected: list[ExpectedCall],
+    category: Category = Category.SIMPLE,
+) -> Item:
+    return Item("t_0", category, "问题", tuple(doc(d) for d in docs), tuple(expected))
+
+
+def calls(*pairs: tuple[str, dict[str, Any]]) -> DecodeResult:
+    return DecodeResult(tuple(Call(n, a) for n, a in pairs))
+
+
+GT_PL = tfce_call("calculate_path_loss", frequency=28, distance=200, environment="Urban")
+ITEM_PL = make_item([PATH_LOSS], [GT_PL])
+ARGS = {"frequency": 28, "distance": 200, "environment": "Urban"}
+
+
+def args(**changes: Any) -> dict[str, Any]:
+    out = dict(ARGS)
+    for k, v in changes.items():
+        if v is ...:
+            out.pop(k)
+        else:
+            out[k] = v
+    return out
+
+
+SIMPLE_CASES = [
+    # (id, arguments, valid, code)
+    ("exact", args(), True, None),
+    ("int_for_float", args(distance=200.0), True, None),
+    ("case_folded", args(environment="urban"), True, None),
+    ("padded_string", args(environment=" Urban "), True, None),
+    ("chinese_for_english", args(environment="城市"), False, ErrorCode.VALUE_ERROR),
+    ("string_for_float", args(frequency="28"), False, ErrorCode.TYPE_ERROR),
+    ("bool_for_float", args(frequency=True), False, ErrorCode.TYPE_ERROR),
+    ("missing_required", args(distance=...), False, ErrorCode.MISSING_REQUIRED),
+    ("null_required", args(distance=None), False, ErrorCode.MISSING_REQUIRED),
+    ("undeclared", args(antenna_gain=3), False, ErrorCode.UNEXPECTED_PARAM),
+    ("optional_default", args(rain_condition="None"), True, None),
+    ("optional_default_case", args(rain_condition="none"), True, None),
+    ("optional_null", args(vehicle_speed=None), True, None),
+    ("optional_invented", args(rain_condition="Heavy Rain"), False, ErrorCode.UNEXPECTED_PARAM),
+    ("optional_invented_null_default", args(vehicle_speed=60), False, ErrorCode.UNEXPECTED_PARAM),
+    ("wrong_value", args(frequency=2.8), False, ErrorCode.VALUE_ERROR),
+    ("float_tolerance", args(frequency=28.000000000001), True, None),
+    ("outside_tolerance", args(frequency=28.001), False, ErrorCode.VALUE_ERROR),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "arguments", "valid", "code"), SIMPLE_CASES, ids=[c[0] for c in SIMPLE_CASES]
+)
+def test_simple_rules(
+    case: str, arguments: dict[str, Any], valid: bool, code: ErrorCode | None
+) -> None:
+    verdict = check_item(ITEM_PL, calls(("calculate_path_loss", arguments)))
+    assert verdict.valid is valid, verdict.error
+    assert verdict.error_type == code
+    if not valid:
+        assert verdict.error
+
+
+def test_error_message_names_path_expected_and_received() -> None:
+    verdict = check_item(ITEM_PL, calls(("calculate_path_loss", args(frequency=2.8))))
+    assert verdict.error is not None
+    assert "frequency" in verdict.error and "28" in verdict.error and "2.8" in verdict.error
+    problem = verdict.details["problems"][0]
+    assert problem["path"] == "frequency"
+    assert problem["expected"] == 28.0 and problem["received"] == 2.8
+
+
+def test_check_order_reports_undeclared_before_wrong_value() -> None:
+    verdict = check_item(ITEM_PL, calls(("calculate_path_loss", args(frequency=3, x=1))))
+    assert verdict.error_type is ErrorCode.UNEXPECTED_PARAM
+    assert len(verdict.details["problems"]) == 2
+
+
+def test_parse_error_no_call_and_wrong_count() -> None:
+    assert check_item(ITEM_PL, DecodeResult(None, "bad")).error_type is ErrorCode.PARSE_ERROR
+    assert check_item(ITEM_PL, DecodeResult(())).error_type is ErrorCode.NO_CALL
+    two = calls(("calculate_path_loss", args()), ("calculate_path_loss", args()))
+    assert check_item(ITEM_PL, two).error_type is ErrorCode.WRONG_COUNT
+
+
+def test_wrong_function_in_multiple() -> None:
+    item = make_item([PATH_LOSS, PRB], [GT_PL], Category.MULTIPLE)
+    verdict = check_item(item, calls(("compute_prb_count", {"bandwidth_mhz": 100, "scs_khz": 30})))
+    assert verdict.error_type is ErrorCode.WRONG_FUNCTION
+
+
+def test_irrelevance() -> None:
+    item = make_item([PATH_LOSS], [], Category.IRRELEVANCE)
+    assert check_item(item, DecodeResult(())).valid
+    verdict = check_item(item, calls(("calculate_path_loss", args())))
+    assert verdict.error_type is ErrorCode.UNEXPECTED_CALL
+
+
+@pytest.mark.parametrize(
+    ("value", "valid", "code"),
+    [
+        (100, True, None),
+        (100.0, True, None),
+        (100.5, False, ErrorCode.TYPE_ERROR),
+        ("100", False, ErrorCode.TYPE_ERROR),
+        (False, False, ErrorCode.TYPE_ERROR),
+    ],
+)
+def test_integer_coercion(value: Any, valid: bool, code: ErrorCode | None) -> None:
+    item = make_item([PRB], [tfce_call("compute_prb_count", bandwidth_mhz=100, scs_khz=30)])
+    verdict = check_item(
+        item, calls(("compute_prb_count", {"bandwidth_mhz": value, "scs_khz": 30}))
+    )
+    assert (verdict.valid, verdict.error_type) == (valid, code)
+
+
+def test_coerce_strings_policy() -> None:
+    item = make_item([FLAGS], [tfce_call("harq", enabled=True)])
+    answer = calls(("harq", {"enabled": "true"}))
+    assert check_item(item, answer).error_type is ErrorCode.TYPE_ERROR
+    assert check_item(item, answer, Policy(coerce_strings=True)).valid
+    prb = make_item([PRB], [tfce_call("compute_prb_count", bandwidth_mhz=100, scs_khz=30)])
+    as_text = calls(("compute_prb_count", {"bandwidth_mhz": "100", "scs_khz": "30"}))
+    assert check_item(prb, as_text, Policy(coerce_strings=True)).valid
+
+
+def test_ground_truth_of_wrong_type_is_coerced() -> None:
+    item = make_item([FLAGS], [tfce_call("harq", enabled="true")])
+    assert check_item(item, calls(("harq", {"enabled": True}))).valid
+
+
+def test_strict_strings_policy() -> None:
+    answer = calls(("calculate_path_loss", args(environment="urban")))
+    assert check_item(ITEM_PL, answer).valid
+    verdict = check_item(ITEM_PL, answer, Policy(strict_strings=True))
+    assert verdict.error_type is ErrorCode.VALUE_ERROR
+
+
+@pytest.mark.parametrize(
+    ("policy", "value", "valid", "code"),
+    [
+        (OptionalParams.DEFAULT, "FR1", True, None),
+        (OptionalParams.DEFAULT, "FR2", False, ErrorCode.UNEXPECTED_PARAM),
+        (OptionalParams.ANY, "FR2", True, None),
+        (OptionalParams.ANY, 2, False, ErrorCode.TYPE_ERROR),
+        (OptionalParams.FORBID, "FR1", False, ErrorCode.UNEXPECTED_PARAM),
+    ],
+)
+def test_optional_params_policy(
+    policy: OptionalParams, value: Any, valid: bool, code: ErrorCode | None
+) -> None:
+    item = make_item([PRB], [tfce_call("compute_prb_count", bandwidth_mhz=100, scs_khz=30)])
+    answer = calls(
+        ("compute_prb_count", {"bandwidth_mhz": 100, "scs_khz": 30, "frequency_range": value})
+    )
+    verdict = check_item(item, answer, Policy(optional_params=policy))
+    assert (verdict.valid, verdict.error_type) == (valid, code)
+
+
+def test_missing_param_unless_default_or_may_omit() -> None:
+    gt = tfce_call("compute_prb_count", bandwidth_mhz=100, scs_khz=30, frequency_range="FR2")
+    item = make_item([PRB], [gt])
+    answer = calls(("compute_prb_count", {"bandwidth_mhz": 100, "scs_khz": 30}))
+    assert check_item(item, answer).error_type is ErrorCode.MISSING_PARAM
+    gt_default = tfce_call(
+        "compute_prb_count", bandwidth_mhz=100, scs_khz=30, frequency_range="FR1"
+    )
+    assert check_item(make_item([PRB], [gt_default]), answer).valid
+    bfcl = ExpectedCall(
+        "compute_prb_count",
+        {
+            "bandwidth_mhz": ExpectedParam((100,)),
+            "scs_khz": ExpectedParam((30,)),
+            "frequency_range": ExpectedParam(("FR2",), may_omit=True),
+        },
+    )
+    assert check_item(make_item([PRB], [bfcl]), answer).valid
+
+
+NESTED_GT = tfce_call(
+    "configure_ca", carriers=[{"band": "n78", "bw": 100}, {"band": "n41", "bw": 100}]
+)
+
+
+@pytest.mark.parametrize(
+    ("carriers", "valid", "code", "path"),
+    [
+        ([{"band": "N78", "bw": 100}, {"band": "n41", "bw": 100.0}], True, None, None),
+        (
+            [{"band": "n78", "bw": 100}, {"band": "n41", "bw": 90}],
+            False,
+            ErrorCode.VALUE_ERROR,
+            "carriers[1].bw",
+        ),
+        (
+            [{"band": "n78", "bw": 100}, {"band": "n41", "bw": "100"}],
+            False,
+            ErrorCode.TYPE_ERROR,
+            "carriers[1].bw",
+        ),
+        ([{"band": "n78", "bw": 100}], False, ErrorCode.VALUE_ERROR, "carriers"),
+        (
+            [{"band": "n78", "bw": 100}, {"band": "n41", "bw": 100, "x": 1}],
+            False,
+            ErrorCode.VALUE_ERROR,
+            "carriers[1].x",
+        ),
+        ([{"band": "n78", "bw": 100}, {"band": "n41", "bw": 100, "x": None}], True, None, None),
+    ],
+)
+def test_nested_paths(carriers: Any, valid: bool, code: ErrorCode | None, path: str | None) -> None:
+    item = make_item([NESTED], [NESTED_GT])
+    verdict = check_item(item, calls(("configure_ca", {"carriers": carriers})))
+    assert (verdict.valid, verdict.error_type) == (valid, code), verdict.error
+    if path:
+        assert verdict.details["problems"][0]["path"] == path
+        assert path in (verdict.error or "")
+
+
+def test_array_order_only_is_value_error_with_detail() -> None:
+    swapped = [{"band": "n41", "bw": 100}, {"band": "n78", "bw": 100}]
+    verdict = check_item(
+        make_item([NESTED], [NESTED_GT]), calls(("configure_ca", {"carriers": swapped}))
+    )
+    assert verdict.error_type is ErrorCode.VALUE_ERROR
+    assert verdict.details["order_only"] is True
+    assert "order only" in (verdict.error or "")
+
+
+def test_array_element_type_error() -> None:
+    gt = tfce_call("configure_ca", carriers=[], flags=[True, False])
+    verdict = check_item(
+        make_item([NESTED], [gt]), calls(("configure_ca", {"carriers": [], "flags": [True, "no"]}))
+    )
+    assert verdict.error_type is ErrorCode.TYPE_ERROR
+    assert verdict.details["problems"][0]["path"] == "flags[1]"
+
+
+def test_any_type_compares_generically() -> None:
+    gt = tfce_call("configure_ca", carriers=[], meta={"a": [1, 2.0], "b": "X"})
+    item = make_item([NESTED], [gt])
+    good = calls(("configure_ca", {"carriers": [], "meta": {"a": [1.0, 2], "b": "x"}}))
+    bad = calls(("configure_ca", {"carriers": [], "meta": {"a": [1, 3], "b": "x"}}))
+    assert check_item(item, good).valid
+    assert check_item(item, bad).error_type is ErrorCode.VALUE_ERROR
+
+
+PARALLEL_GT = [
+    tfce_call("compute_prb_count", bandwidth_mhz=b, scs_khz=s)
+    for b, s in [(20, 15), (100, 30), (50, 30)]
+]
+PARALLEL_ITEM = make_item([PRB], PARALLEL_GT, Category.PARALLEL)
+
+
+def prb(b: Any, s: Any) -> tuple[str, dict[str, Any]]:
+    return ("compute_prb_count", {"bandwidth_mhz": b, "scs_khz": s})
+
+
+@pytest.mark.parametrize(
+    ("answer", "valid", "code"),
+    [
+        ([prb(20, 15), prb(100, 30), prb(50, 30)], True, None),
+        ([prb(50, 30), prb(20, 15), prb(100, 30)], True, None),
+        ([prb(50, 30), prb(20, 15)], False, ErrorCode.WRONG_COUNT),
+        ([prb(50, 30), prb(20, 15), prb(100, 60)], False, ErrorCode.VALUE_ERROR),
+        ([prb(50, 30), prb(20, 15), prb(20, 15)], False, ErrorCode.VALUE_ERROR),
+    ],
+)
+def test_parallel_order_insensitive(
+    answer: list[tuple[str, dict[str, Any]]], valid: bool, code: ErrorCode | None
+) -> None:
+    verdict = check_item(PARALLEL_ITEM, calls(*answer))
+    assert (verdict.valid, verdict.error_type) == (valid, code), verdict.error
+
+
+def test_parallel_failure_lists_unmatched_and_names_closest() -> None:
+    verdict = check_item(PARALLEL_ITEM, calls(prb(50, 30), prb(20, 15), prb(100, 60)))
+    assert verdict.details["unmatched"] == [1]
+    assert "expected call 2" in (verdict.error or "")
+    assert verdict.details["problems"][0]["path"] == "scs_khz"
+
+
+def test_matching_is_not_greedy() -> None:
+    # BFCL-style alternatives: the first call satisfies both expected calls; a greedy pass
+    # that gives it to the first expected call leaves x=2 without a partner.
+    f = {
+        "name": "f",
+        "description": "",
+        "parameters": {"type": "dict", "properties": {"x": {"type": "integer"}}, "required": ["x"]},
+    }
+    expected = [
+        ExpectedCall("f", {"x": ExpectedParam((1, 2))}),
+        ExpectedCall("f", {"x": ExpectedParam((1,))}),
+    ]
+    item = make_item([f], expected, Category.PARALLEL)
+    assert check_item(item, calls(("f", {"x": 1}), ("f", {"x": 2}))).valid
+    assert check_item(item, calls(("f", {"x": 2}), ("f", {"x": 1}))).valid
+
+
+def test_parallel_multiple_mixed_functions() -> None:
+    gt = [GT_PL, tfce_call("compute_prb_count", bandwidth_mhz=20, scs_khz=15)]
+    item = make_item([PATH_LOSS, PRB], gt, Category.PARALLEL_MULTIPLE)
+    good = calls(prb(20, 15), ("calculate_path_loss", args()))
+    assert check_item(item, good).valid
+    bad = calls(prb(20, 15), ("compute_prb_count", {"bandwidth_mhz": 1, "scs_khz": 1}))
+    assert check_item(item, bad).error_type is ErrorCode.WRONG_FUNCTION
+
+
+def test_bfcl_nested_alternatives() -> None:
+    gt = ExpectedCall(
+        "configure_ca",
+        {
+            "carriers": ExpectedParam(
+                ([{"band": ["n78", "N78"], "bw": [100, ""]}],), nested_alternatives=True
+            )
+        },
+    )
+    item = make_item([NESTED], [gt])
+    assert check_item(item, calls(("configure_ca", {"carriers": [{"band": "n78"}]}))).valid
+    verdict = check_item(item, calls(("configure_ca", {"carriers": [{"band": "n79"}]})))
+    assert verdict.error_type is ErrorCode.VALUE_ERROR
+
+
+def test_check_call_is_usable_alone() -> None:
+    result = check_call(Call("calculate_path_loss", args()), GT_PL, doc(PATH_LOSS), Policy())
+    assert result.ok
+    wrong = check_call(Call("other", {}), GT_PL, doc(PATH_LOSS), Policy())
+    assert wrong.problems[0].code is ErrorCode.WRONG_FUNCTION

@@ -1,0 +1,103 @@
+"""`tfce-eval report` through click: every format, two runs, files, and bad run directories."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from test_report import BASIC, PAIR_A, PAIR_B, make_run
+
+from tfce_eval.cli.report import report_command
+
+
+def invoke(*args: str | Path) -> tuple[int, str, str]:
+    result = CliRunner().invoke(report_command, [str(a) for a in args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    return make_run(tmp_path, "model-a", BASIC)
+
+
+def test_default_is_the_terminal_table(run_dir: Path) -> None:
+    code, out, _ = invoke(run_dir)
+    assert code == 0
+    assert "overall (micro, item-weighted)" in out and "64.3%" in out and "N/A" in out
+    assert "\x1b[" not in out  # no colour codes when stdout is not a terminal
+
+
+@pytest.mark.parametrize(
+    ("fmt", "check"),
+    [
+        ("table", lambda out: "[49.0, 94.3]" in out),
+        ("md", lambda out: "| simple | 10 | 8 | 80.0% | [49.0, 94.3] |" in out),
+        ("json", lambda out: json.loads(out)["runs"][0]["categories"]["simple"]["correct"] == 8),
+        (
+            "csv",
+            lambda out: any(
+                r["category"] == "simple" and r["accuracy"] == "0.8"
+                for r in csv.DictReader(io.StringIO(out))
+            ),
+        ),
+        ("html", lambda out: out.startswith("<!DOCTYPE html>") and "80.0%" in out),
+    ],
+)
+def test_each_format(run_dir: Path, fmt: str, check: object) -> None:
+    code, out, err = invoke(run_dir, "--format", fmt)
+    assert code == 0, err
+    assert callable(check) and check(out)
+
+
+def test_two_runs_side_by_side_with_paired_test(tmp_path: Path) -> None:
+    a, b = make_run(tmp_path, "a", PAIR_A), make_run(tmp_path, "b", PAIR_B)
+    code, out, err = invoke(a, b, "--format", "md")
+    assert code == 0, err
+    assert "a: accuracy" in out and "b: accuracy" in out
+    assert "| simple | 16 | 3 | 10 | 2 | 1 | 0.0386 |" in out
+    code, out, _ = invoke(a, b)
+    assert code == 0 and "Paired comparison: A = a, B = b" in out and "0.0386" in out
+
+
+def test_failures_and_prices(run_dir: Path) -> None:
+    code, out, err = invoke(run_dir, "--failures", "1", "--price-in", "3", "--price-out", "15")
+    assert code == 0, err
+    # 14 items x (1000 in, 200 out): 14000 * 3 / 1e6 + 2800 * 15 / 1e6 = 0.042 + 0.042
+    assert "$0.0840" in out
+    assert "Failures (up to 1 per category)" in out and "simple_8" in out
+    assert "simple_9" not in out
+
+
+def test_output_file(run_dir: Path, tmp_path: Path) -> None:
+    target = tmp_path / "out" / "report.html"
+    code, out, err = invoke(run_dir, "--format", "html", "-o", target)
+    assert code == 0, err
+    assert out == ""
+    assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert str(target) in err
+
+
+def test_missing_run_dir_is_exit_1_with_a_message(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-run"
+    code, out, err = invoke(missing)
+    assert code == 1
+    assert out == ""
+    assert "error:" in err and "run directory not found" in err and str(missing) in err
+
+
+def test_directory_without_scores_is_exit_1(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    code, _, err = invoke(tmp_path / "empty")
+    assert code == 1 and "no summary.json or scores.jsonl" in err
+
+
+@pytest.mark.parametrize(
+    "args", [[], ["--format", "pdf"], ["--failures", "-1"], ["--price-in", "-2"]]
+)
+def test_usage_errors_are_exit_2(run_dir: Path, args: list[str]) -> None:
+    code, _, _ = invoke(*([run_dir] if args else []), *args)
+    assert code == 2

@@ -1,0 +1,299 @@
+"""`tfce-eval score` end to end: CliRunner and a real subprocess, on real files."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from tests.gt_outputs import write_perfect_outputs
+from tfce_eval.cli import main
+from tfce_eval.dataset import load_dataset
+from tfce_eval.paths import builtin_data_dir
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run_cli(*args: str) -> Any:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def read_scores(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.parametrize("shape", ["calls", "tool_calls", "content"])
+def test_builtin_ground_truth_scores_100_percent(tmp_path: Path, shape: str) -> None:
+    outputs = write_perfect_outputs(load_dataset(), tmp_path / "gt.jsonl", shape=shape)
+    result = run_cli("score", str(outputs), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["categories"]
+    for cat in summary["categories"]:
+        block = summary[cat]
+        assert block["accuracy"] == 1.0, (cat, block)
+        assert block["errors"] == {}
+        if cat != "irrelevance":
+            # Every built-in function is implemented, so exec covers every item.
+            assert block["exec"]["covered"] == block["total"]
+            assert block["exec"]["accuracy"] == 1.0, block["exec"]
+    assert summary["overall"]["micro"]["accuracy"] == 1.0
+    scores = read_scores(tmp_path / "out" / "scores.jsonl")
+    assert len(scores) == len(load_dataset())
+    assert all(s["valid"] for s in scores)
+
+
+def test_scores_are_sorted_by_natural_id_and_complete(tmp_path: Path) -> None:
+    dataset = load_dataset()
+    outputs = write_perfect_outputs(dataset, tmp_path / "gt.jsonl")
+    lines = outputs.read_text(encoding="utf-8").splitlines()
+    outputs.write_text("\n".join(reversed(lines)) + "\n", encoding="utf-8")
+    assert run_cli("score", str(outputs), "--check", "ast").exit_code == 0
+    ids = [s["id"] for s in read_scores(tmp_path / "scores.jsonl")]
+    assert ids == dataset.ids()
+    assert set(read_scores(tmp_path / "scores.jsonl")[0]) == {
+        "id",
+        "category",
+        "valid",
+        "error_type",
+        "error",
+        "exec_valid",
+        "details",
+    }
+
+
+def test_default_out_is_beside_the_outputs_file(tmp_path: Path) -> None:
+    outputs = write_perfect_outputs(load_dataset(), tmp_path / "gt.jsonl")
+    assert run_cli("score", str(outputs), "--check", "ast").exit_code == 0
+    assert (tmp_path / "scores.jsonl").is_file() and (tmp_path / "summary.json").is_file()
+
+
+def test_json_flag_prints_summary(tmp_path: Path) -> None:
+    outputs = write_perfect_outputs(load_dataset(), tmp_path / "gt.jsonl")
+    result = run_cli("score", str(outputs), "--json", "--check", "ast")
+    assert result.exit_code == 0
+    summary = json.loads(result.stdout)
+    assert summary["overall"]["micro"]["accuracy"] == 1.0
+
+
+def test_missing_items_count_as_no_call_or_are_skipped(tmp_path: Path) -> None:
+    dataset = load_dataset()
+    outputs = write_perfect_outputs(dataset, tmp_path / "gt.jsonl")
+    simple = [i for i in dataset.ids() if dataset.category_of(i) == "simple"]
+    kept = [
+        ln
+        for ln in outputs.read_text(encoding="utf-8").splitlines()
+        if json.loads(ln)["id"] not in simple[:3]
+    ]
+    outputs.write_text("\n".join(kept) + "\n", encoding="utf-8")
+
+    result = run_cli("score", str(outputs), "--check", "ast", "--out", str(tmp_path / "a"))
+    assert result.exit_code == 0
+    assert "3 items have no output" in result.stderr and simple[0] in result.stderr
+    summary = json.loads((tmp_path / "a" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["simple"]["total"] == len(simple)
+    assert summary["simple"]["errors"] == {"no_call": 3}
+
+    result = run_cli(
+        "score", str(outputs), "--check", "ast", "--missing", "skip", "--out", str(tmp_path / "b")
+    )
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["simple"]["total"] == len(simple) - 3
+    assert summary["simple"]["accuracy"] == 1.0
+    assert summary["missing"]["count"] == 3
+
+
+def test_category_without_outputs_is_not_applicable(tmp_path: Path) -> None:
+    dataset = load_dataset()
+    outputs = write_perfect_outputs(dataset, tmp_path / "gt.jsonl")
+    kept = [
+        ln
+        for ln in outputs.read_text(encoding="utf-8").splitlines()
+        if dataset.category_of(json.loads(ln)["id"]) != "parallel"
+    ]
+    outputs.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    result = run_cli("score", str(outputs), "--check", "ast")
+    assert result.exit_code == 0
+    summary = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
+    assert summary["parallel"] is None
+    assert "parallel" not in summary["categories"]
+    assert summary["overall"]["micro"]["accuracy"] == 1.0
+
+
+def test_category_option_selects(tmp_path: Path) -> None:
+    outputs = write_perfect_outputs(load_dataset(), tmp_path / "gt.jsonl")
+    result = run_cli("score", str(outputs), "--check", "ast", "--category", "simple,parallel")
+    assert result.exit_code == 0
+    summary = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
+    assert summary["categories"] == ["simple", "parallel"]
+    assert run_cli("score", str(outputs), "--category", "nonsense").exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("content", "expect"),
+    [
+        (b'{"id": "base_simple_0", "calls": []}\n{"id": oops}\n', ["line 2", "JSON"]),
+        (
+            b'{"id": "no_such_item", "calls": []}\n',
+            ["line 1", "no_such_item", "not in the dataset"],
+        ),
+        (b'{"calls": []}\n', ["line 1", "no id"]),
+        (b'{"id": "base_simple_0", "text": "\xff\xfe"}\n', ["line 1", "UTF-8"]),
+        (b'["not", "an", "object"]\n', ["line 1", "object"]),
+    ],
+    ids=["bad_json", "unknown_id", "no_id", "not_utf8", "not_object"],
+)
+def test_bad_outputs_exit_1_naming_file_and_line(
+    tmp_path: Path, content: bytes, expect: list[str]
+) -> None:
+    outputs = tmp_path / "bad.jsonl"
+    outputs.write_bytes(content)
+    result = run_cli("score", str(outputs))
+    assert result.exit_code == 1
+    assert str(outputs) in result.stderr
+    for fragment in expect:
+        assert fragment in result.stderr, result.stderr
+    assert not (tmp_path / "scores.jsonl").exists()
+    assert not (tmp_path / "summary.json").exists()
+
+
+def test_previous_results_survive_a_failed_score(tmp_path: Path) -> None:
+    outputs = write_perfect_outputs(load_dataset(), tmp_path / "gt.jsonl")
+    assert run_cli("score", str(outputs), "--check", "ast").exit_code == 0
+    before = (tmp_path / "scores.jsonl").read_bytes()
+    with outputs.open("a", encoding="utf-8") as fh:
+        fh.write('{"id": "ghost", "calls": []}\n')
+    assert run_cli("score", str(outputs), "--check", "ast").exit_code == 1
+    assert (tmp_path / "scores.jsonl").read_bytes() == before
+
+
+def test_hostile_output_is_data(tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    hostile = [
+        f"[f(x=__import__('os').system('touch {marker}'))]",
+        "[f(x=9**9**9**9)]",
+        "[" * 10000 + "]" * 10000,
+        "[f(x=" + "[" * 10000 + "]" * 10000 + ")]",
+        "x" * 10_000_000,
+    ]
+    dataset = load_dataset()
+    simple = [i for i in dataset.ids() if dataset.category_of(i) == "simple"]
+    outputs = tmp_path / "hostile.jsonl"
+    with outputs.open("w", encoding="utf-8") as fh:
+        for item_id, text in zip(simple, hostile, strict=False):
+            fh.write(json.dumps({"id": item_id, "text": text}) + "\n")
+    result = run_cli(
+        "score", str(outputs), "--check", "ast", "--category", "simple", "--missing", "skip"
+    )
+    assert result.exit_code == 0, result.output
+    scores = {s["id"]: s for s in read_scores(tmp_path / "scores.jsonl")}
+    for item_id in simple[:4]:
+        assert scores[item_id]["error_type"] == "parse_error", scores[item_id]
+    assert scores[simple[4]]["error_type"] in ("parse_error", "no_call")
+    assert not marker.exists()
+
+
+def test_conformance_style_bfcl_dataset(tmp_path: Path) -> None:
+    # BFCL style: alternatives per parameter, "" meaning may be omitted.
+    root = tmp_path / "data"
+    (root / "questions").mkdir(parents=True)
+    (root / "possible_answer").mkdir()
+    doc = {
+        "name": "f",
+        "description": "",
+        "parameters": {
+            "type": "dict",
+            "properties": {"x": {"type": "integer"}, "unit": {"type": "string", "default": "m"}},
+            "required": ["x"],
+        },
+    }
+    (root / "questions" / "parallel.json").write_text(
+        json.dumps(
+            {
+                "id": "parallel_0",
+                "question": [[{"role": "user", "content": "q"}]],
+                "function": [doc],
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    (root / "possible_answer" / "parallel.json").write_text(
+        json.dumps(
+            {
+                "id": "parallel_0",
+                "ground_truth": [
+                    {"f": {"x": [1, 2], "unit": ["m", ""]}},
+                    {"f": {"x": [1], "unit": ["m", ""]}},
+                ],
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    outputs = tmp_path / "out.jsonl"
+    outputs.write_text(
+        json.dumps(
+            {
+                "id": "parallel_0",
+                "calls": [
+                    {"name": "f", "arguments": {"x": 1}},
+                    {"name": "f", "arguments": {"x": 2}},
+                ],
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    result = run_cli("score", str(outputs), "--data", str(root))
+    assert result.exit_code == 0, result.output
+    assert read_scores(tmp_path / "scores.jsonl")[0]["valid"] is True
+
+
+def _installed_command() -> list[str]:
+    script = Path(sys.executable).parent / "tfce-eval"
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("tfce-eval")
+    if found is None:
+        pytest.skip("the tfce-eval console script is not installed (pip install -e .)")
+    return [found]
+
+
+def test_installed_command_in_a_subprocess(tmp_path: Path) -> None:
+    outputs = write_perfect_outputs(load_dataset(), tmp_path / "gt.jsonl", shape="tool_calls")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run(
+        [*_installed_command(), "score", str(outputs), "--check", "ast"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "overall" in proc.stdout
+    summary = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
+    assert summary["overall"]["micro"]["accuracy"] == 1.0
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "tfce_eval", "score", str(tmp_path / "nope")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
+    assert proc.returncode == 2  # click: the path does not exist
+
+
+def test_builtin_data_is_found() -> None:
+    root = builtin_data_dir()
+    assert (root / "questions").is_dir() and (root / "answers").is_dir()
+    assert (root / "functions" / "__init__.py").is_file()

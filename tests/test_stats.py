@@ -1,0 +1,97 @@
+"""Wilson intervals and exact McNemar p-values against independently computed references."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tfce_eval.stats import mcnemar_exact_p, wilson_interval
+from tfce_eval.summary import wilson_interval as summary_wilson
+
+# Wilson score interval, z = 1.959964 (z^2 = 3.841459):
+# - 0/n: the lower bound is 0 and the upper bound reduces to z^2 / (n + z^2);
+#   0/10 -> 3.841459 / 13.841459 = 0.277533 (bc, scale 10).
+# - n/n: the upper bound is 1 and the lower bound reduces to n / (n + z^2);
+#   10/10 -> 10 / 13.841459 = 0.722467.
+# - Between: Newcombe (1998), "Two-sided confidence intervals for the single proportion",
+#   Statistics in Medicine 17, Table II, method 3 (Wilson score, no continuity correction):
+#   81/263 -> 0.2553-0.3662, 15/148 -> 0.0624-0.1605, 0/20 -> 0-0.1611, 1/29 -> 0.0061-0.1718.
+# - 7/10: centre (0.7 + 0.192073) / 1.384146 = 0.644493, half-width
+#   1.959964 * sqrt(0.021 + 0.009604) / 1.384146 = 0.247715 -> 0.396778-0.892209.
+# The tolerance is half a unit of the reference's last decimal.
+WILSON_CASES = [
+    (0, 10, 0.0, 0.277533, 5e-7),
+    (10, 10, 0.722467, 1.0, 5e-7),
+    (81, 263, 0.2553, 0.3662, 5e-5),
+    (15, 148, 0.0624, 0.1605, 5e-5),
+    (0, 20, 0.0, 0.1611, 5e-5),
+    (1, 29, 0.0061, 0.1718, 5e-5),
+    (7, 10, 0.396778, 0.892209, 5e-7),
+]
+
+
+@pytest.mark.parametrize(("correct", "total", "lo", "hi", "tol"), WILSON_CASES)
+def test_wilson_matches_reference(
+    correct: int, total: int, lo: float, hi: float, tol: float
+) -> None:
+    got_lo, got_hi = wilson_interval(correct, total)
+    assert got_lo == pytest.approx(lo, abs=tol)
+    assert got_hi == pytest.approx(hi, abs=tol)
+
+
+@pytest.mark.parametrize("total", [1, 2, 5, 88, 300])
+def test_wilson_is_pinned_at_the_extremes(total: int) -> None:
+    assert wilson_interval(0, total)[0] == 0.0
+    assert wilson_interval(total, total)[1] == 1.0
+    if total > 1:
+        lo, hi = wilson_interval(1, total)
+        assert 0.0 < lo < hi < 1.0
+
+
+def test_wilson_without_trials_is_zero_width() -> None:
+    assert wilson_interval(0, 0) == (0.0, 0.0)
+
+
+def test_summary_uses_the_same_interval() -> None:
+    assert summary_wilson is wilson_interval
+
+
+# Exact McNemar: p = min(1, 2 * sum_{k=0}^{min(b,c)} C(b+c, k) / 2^(b+c)).
+# (0,0): no discordant pair -> 1.0.
+# (1,0): 2 * C(1,0) / 2 = 1.0.
+# (5,0): 2 * 1 / 32 = 0.0625.
+# (6,1): 2 * (1 + 7) / 128 = 0.125.
+# (10,2): 2 * (1 + 12 + 66) / 4096 = 158 / 4096 = 0.03857421875.
+# (3,3): 2 * (1 + 6 + 15 + 20) / 64 = 84 / 64 -> capped at 1.0.
+# (20,5): 2 * (1 + 25 + 300 + 2300 + 12650 + 53130) / 2^25 = 136812 / 33554432.
+MCNEMAR_CASES = [
+    (0, 0, 1.0),
+    (1, 0, 1.0),
+    (5, 0, 0.0625),
+    (6, 1, 0.125),
+    (10, 2, 0.03857421875),
+    (3, 3, 1.0),
+    (20, 5, 136812 / 33554432),
+]
+
+
+@pytest.mark.parametrize(("b", "c", "p"), MCNEMAR_CASES)
+def test_mcnemar_exact_p(b: int, c: int, p: float) -> None:
+    assert mcnemar_exact_p(b, c) == pytest.approx(p, rel=1e-12)
+    assert mcnemar_exact_p(c, b) == pytest.approx(p, rel=1e-12)  # two-sided: symmetric
+
+
+def test_mcnemar_is_rounded_to_four_places_as_quoted() -> None:
+    assert round(mcnemar_exact_p(10, 2), 4) == 0.0386
+
+
+def test_mcnemar_large_counts_are_exact() -> None:
+    # (1000, 0): 2 * 1 / 2^1000, far below what a float sum of probabilities could resolve.
+    assert mcnemar_exact_p(1000, 0) == pytest.approx(2.0**-999, rel=1e-12)
+    assert math.isclose(mcnemar_exact_p(1500, 1500), 1.0)
+
+
+def test_mcnemar_rejects_negative_counts() -> None:
+    with pytest.raises(ValueError):
+        mcnemar_exact_p(-1, 2)

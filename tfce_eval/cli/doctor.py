@@ -1,0 +1,60 @@
+"""`tfce-eval doctor`: check that a server returns structured (and parallel) tool calls."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from tfce_eval.doctor import Level, diagnose
+
+_MARK = {Level.OK: "ok     ", Level.WARNING: "warning", Level.PROBLEM: "PROBLEM"}
+
+
+@click.command("doctor")
+@click.option(
+    "--model",
+    required=True,
+    metavar="PROVIDER/NAME",
+    help="As for `run`: openai/..., anthropic/..., vllm/..., sglang/..., ollama/..., "
+    "llamacpp/..., lmstudio/...",
+)
+@click.option("--base-url", help="Server URL, overriding the provider's default.")
+@click.option(
+    "--data",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Dataset to take the item from. Default: the built-in dataset.",
+)
+@click.option(
+    "--item",
+    "item_id",
+    metavar="ID",
+    help="Item to send. Default: the parallel item with the most expected calls.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.001),
+    default=60.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Time limit of the request.",
+)
+def doctor_command(
+    model: str, base_url: str | None, data: Path | None, item_id: str | None, timeout: float
+) -> None:
+    """Send one parallel item with tools and say whether structured tool calls came back.
+
+    Names the usual server misconfigurations: vLLM without --enable-auto-tool-choice
+    --tool-call-parser, llama.cpp without --jinja, parallel calls off. Exit status 0 when
+    the server is usable for `run --mode fc`, 1 otherwise.
+    """
+    report = diagnose(model, base_url=base_url, data=data, item_id=item_id, timeout_s=timeout)
+    click.echo(f"doctor: {report.provider}/{report.model} at {report.base_url}")
+    if report.item_id:
+        click.echo(f"item: {report.item_id} ({report.expected_calls} calls expected)")
+    for finding in report.findings:
+        click.echo(f"{_MARK[finding.level]}  {finding.text}")
+    if report.ok:
+        click.echo("ready for `tfce-eval run --mode fc`")
+    else:
+        raise SystemExit(1)

@@ -1,0 +1,277 @@
+"""`tfce-eval run`: ask a model every item, save each answer as it arrives, score, report.
+
+The options are parsed into a `RunConfig`; `tfce_eval.runner.run_eval` does the work and this
+module prints its result: the per-category table, where the files are, and what was not sent.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from tfce_eval.cli.options import (
+    build_policy,
+    category_option,
+    check_options,
+    data_options,
+    parse_categories,
+    policy_options,
+)
+from tfce_eval.cli.render import print_warnings
+from tfce_eval.execute import CheckMode
+from tfce_eval.progress import make_progress
+from tfce_eval.providers import Mode, RequestOptions, ToolChoice
+from tfce_eval.report import load_run, render_table
+from tfce_eval.retry import RetryPolicy
+from tfce_eval.runner import RunConfig, RunResult, run_eval
+from tfce_eval.runner import dump_request as request_for
+from tfce_eval.types import AnswerStyle
+
+
+class _Temperature(click.ParamType[float | None]):
+    name = "NUMBER|none"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float | None:
+        if value is None or isinstance(value, float):
+            return value
+        if str(value).lower() in ("none", "off", "omit"):
+            return None
+        try:
+            number = float(value)
+        except ValueError:
+            self.fail(f"{value!r} is not a number or 'none'", param, ctx)
+        if not 0 <= number <= 2:
+            self.fail(f"{number} is outside 0..2", param, ctx)
+        return number
+
+
+def _split_ids(values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(i.strip() for v in values for i in v.split(",") if i.strip()))
+
+
+def _resume_command() -> str | None:
+    """The command line to run again to resume (without --force, which would start over)."""
+    argv = sys.argv[1:]
+    if "run" not in argv:
+        return None
+    args = [a for a in argv[argv.index("run") :] if a != "--force"]
+    return shlex.join(["tfce-eval", *args])
+
+
+@click.command("run")
+@click.option(
+    "--model",
+    required=True,
+    metavar="PROVIDER/NAME",
+    help="openai/..., anthropic/..., or a local OpenAI-compatible server: vllm/..., "
+    "sglang/..., ollama/..., llamacpp/..., lmstudio/...",
+)
+@click.option(
+    "--mode",
+    type=click.Choice([str(m) for m in Mode]),
+    default="fc",
+    show_default=True,
+    help="fc: functions as tools (native calling); prompt: docs in the system prompt, "
+    "answer in Python call syntax.",
+)
+@category_option
+@data_options
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("results"),
+    show_default=True,
+    help="Directory that holds run directories.",
+)
+@click.option("--run-name", help="Run directory name. Default: <provider>-<model>-<mode>.")
+@click.option(
+    "--ids",
+    "ids",
+    multiple=True,
+    metavar="ID[,ID...]",
+    help="Only these items. Repeatable, or comma-separated.",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="At most N items per category (the first, in id order).",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="Requests in flight at once.",
+)
+@click.option(
+    "--base-url",
+    help="Server URL, overriding the provider's default "
+    "(OpenAI-compatible: ending in /v1; Anthropic: without /v1).",
+)
+@click.option(
+    "--temperature",
+    type=_Temperature(),
+    default="0",
+    show_default=True,
+    help="Sampling temperature; 'none' leaves it out.",
+)
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Most tokens per answer. Default: the server's (Anthropic: 4096).",
+)
+@click.option("--seed", type=int, help="Sampling seed, where the server takes one.")
+@click.option(
+    "--tool-choice",
+    type=click.Choice([str(t) for t in ToolChoice]),
+    default="auto",
+    show_default=True,
+    help="fc mode: let the model choose, require a call, or forbid.",
+)
+@click.option(
+    "--no-parallel-tool-calls",
+    is_flag=True,
+    help="Do not send parallel_tool_calls: true for the parallel categories (for "
+    "servers that refuse the field).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.001),
+    default=60.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Time limit of one request.",
+)
+@click.option(
+    "--max-retries",
+    type=click.IntRange(min=0),
+    default=4,
+    show_default=True,
+    help="Retries of a request after a connection error, timeout, 408, 409, 429 or 5xx.",
+)
+@click.option(
+    "--retry-delay",
+    type=click.FloatRange(min=0),
+    default=1.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Ceiling of the first backoff (doubles each retry, with jitter; a server's "
+    "Retry-After is honoured instead).",
+)
+@check_options
+@policy_options
+@click.option("--force", is_flag=True, help="Start over: delete the run directory's files first.")
+@click.option(
+    "--dump-request",
+    metavar="ID",
+    help="Print the exact request for item ID (key redacted) and send nothing.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
+def run_command(
+    model: str,
+    mode: str,
+    categories: tuple[str, ...],
+    data: Path | None,
+    questions: tuple[Path, ...],
+    answers: tuple[Path, ...],
+    answer_style: str | None,
+    out: Path,
+    run_name: str | None,
+    ids: tuple[str, ...],
+    limit: int | None,
+    concurrency: int,
+    base_url: str | None,
+    temperature: float | None,
+    max_tokens: int | None,
+    seed: int | None,
+    tool_choice: str,
+    no_parallel_tool_calls: bool,
+    timeout: float,
+    max_retries: int,
+    retry_delay: float,
+    check_mode: str,
+    functions_dir: Path | None,
+    exec_timeout: float,
+    optional_params: str,
+    coerce_strings: bool,
+    strict_strings: bool,
+    force: bool,
+    dump_request: str | None,
+    as_json: bool,
+) -> None:
+    """Evaluate a model: ask every selected item, save each answer, score, report.
+
+    \b
+    tfce-eval run --model openai/gpt-4o-mini
+    tfce-eval run --category parallel_multiple --model vllm/Qwen/Qwen2.5-7B-Instruct
+
+    Answers go to <out>/<run-name>/outputs.jsonl as they arrive. Running the same command
+    again resumes: finished items are kept, failed requests are asked again.
+    """
+    config = RunConfig(
+        model=model,
+        mode=Mode(mode),
+        data=data,
+        questions=questions,
+        answers=answers,
+        answer_style=AnswerStyle(answer_style) if answer_style else None,
+        categories=parse_categories(categories),
+        ids=_split_ids(ids),
+        limit=limit,
+        out=out,
+        run_name=run_name,
+        base_url=base_url,
+        request=RequestOptions(
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+            tool_choice=ToolChoice(tool_choice),
+            parallel_tool_calls=not no_parallel_tool_calls,
+        ),
+        concurrency=concurrency,
+        timeout_s=timeout,
+        retry=RetryPolicy(max_retries=max_retries, base_delay_s=retry_delay),
+        policy=build_policy(optional_params, coerce_strings, strict_strings),
+        check=CheckMode(check_mode),
+        functions_dir=functions_dir,
+        exec_timeout_s=exec_timeout,
+        force=force,
+        resume_command=_resume_command(),
+    )
+    if dump_request is not None:
+        request = request_for(config, dump_request)
+        click.echo(json.dumps(request, ensure_ascii=False, indent=2))
+        return
+    result = run_eval(config, progress=make_progress(sys.stderr))
+    print_warnings(result.score.warnings)
+    if as_json:
+        click.echo(json.dumps(result.score.summary, ensure_ascii=False, indent=2))
+        return
+    _print_result(result)
+
+
+def _print_result(result: RunResult) -> None:
+    console = Console(width=None if sys.stdout.isatty() else 140)
+    console.print(render_table([load_run(result.run_dir)]))
+    for note in result.notes:
+        click.echo(f"note: {note}")
+    line = f"{result.selected} items"
+    if result.resumed:
+        line += f" ({result.resumed} answered earlier, {result.asked} asked now)"
+    if result.request_errors:
+        line += (
+            f"; {result.request_errors} could not be asked (request_error): run the same "
+            "command again to ask them again"
+        )
+    click.echo(line)
+    click.echo(f"written: {result.run_dir}")

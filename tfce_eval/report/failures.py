@@ -1,0 +1,242 @@
+"""Failing items shown in a report: question, expected calls, received calls and the error.
+
+The scorer stores the expected and the decoded calls in each record's details; the question
+comes from the dataset, which may be gone or moved by the time a report is made. Nothing
+here raises because of that: a failure without its question says the question is unavailable
+and why. Model text is shown verbatim (renderers escape it) but cut to a bounded length.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tfce_eval.dataset import Dataset, load_dataset
+from tfce_eval.errors import DataError
+from tfce_eval.report.runs import RunView
+from tfce_eval.results import RunDir, index_outputs
+from tfce_eval.types import CATEGORY_ORDER, ErrorCode, ExpectedCall, Item, ScoreRecord
+
+#: Longest text shown for one question, call list or raw answer.
+MAX_TEXT = 2000
+_RAW_KEYS = ("raw", "content", "text", "tool_calls", "result")
+
+
+@dataclass(frozen=True)
+class FailureSource:
+    """Where failures get their questions: a loaded dataset, or the reason there is none.
+
+    `expected_sha256`: the dataset digest the run recorded; a loaded dataset that differs is
+    used all the same, with a note that its questions may not be the ones the model saw.
+    """
+
+    dataset: Dataset | None = None
+    unavailable: str | None = None
+    expected_sha256: str | None = None
+
+    @classmethod
+    def for_run(cls, run: RunView) -> FailureSource:
+        """The dataset run.json (or the summary) names; the built-in one when neither does."""
+        path = run.dataset_path
+        recorded = (run.run_info or {}).get("dataset")
+        if path is None and isinstance(recorded, dict) and recorded.get("path"):
+            # --questions/--answers files: which file is which is not recorded, so no reload.
+            return cls(unavailable="unavailable, the run's dataset was given as separate files")
+        where = str(path) if path is not None else "the built-in dataset"
+        try:
+            dataset = load_dataset(path)
+        # Whatever stops the load (moved, edited, unreadable) must leave the report usable.
+        except Exception as exc:
+            return cls(unavailable=f"unavailable, could not load {where}: {exc}")
+        return cls(dataset=dataset, expected_sha256=run.dataset_sha256)
+
+    def items(self, ids: set[str]) -> tuple[dict[str, Item], str | None]:
+        """The items with these ids, and a note when some or all cannot be had."""
+        if self.dataset is None:
+            return {}, self.unavailable or "unavailable, no dataset was given"
+        dataset = self.dataset
+        try:
+            found = {i.id: i for i in dataset.iter_items(ids=[i for i in ids if i in dataset])}
+        except Exception as exc:
+            return {}, f"unavailable, could not read the dataset: {exc}"
+        where = "the dataset" if dataset.root is None else str(dataset.root)
+        note = None
+        if self.expected_sha256 and dataset.sha256 != self.expected_sha256:
+            note = f"{where} changed since the run; they may differ from those asked"
+        elif found.keys() != ids:
+            note = f"{len(ids - found.keys())} of {len(ids)} shown items are not in {where}"
+        return found, note
+
+
+@dataclass(frozen=True)
+class Failure:
+    id: str
+    error_type: str | None
+    error: str | None
+    question: str | None  # None: unavailable (see RunFailures.note)
+    expected: str
+    received: str
+    raw: str | None  # the model's answer as sent, when nothing could be decoded from it
+
+
+@dataclass(frozen=True)
+class CategoryFailures:
+    category: str
+    failing: int  # every failing item of the category
+    shown: tuple[Failure, ...]
+
+
+@dataclass(frozen=True)
+class RunFailures:
+    run: str
+    categories: tuple[CategoryFailures, ...]
+    note: str | None  # about the questions: why some are missing, or may not be the ones asked
+
+
+def clip(text: str, limit: int = MAX_TEXT) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _value(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def format_calls(calls: Any) -> str:
+    """Calls as `name(arg=value, ...)`, one a line; anything else as JSON."""
+    if isinstance(calls, list) and all(
+        isinstance(c, Mapping)
+        and isinstance(c.get("name"), str)
+        and isinstance(c.get("arguments"), Mapping)
+        for c in calls
+    ):
+        if not calls:
+            return "(no calls)"
+        lines = [
+            c["name"] + "(" + ", ".join(f"{k}={_value(v)}" for k, v in c["arguments"].items()) + ")"
+            for c in calls
+        ]
+        return clip("\n".join(lines))
+    return clip(_value(calls))
+
+
+def _expected_from_item(expected: Sequence[ExpectedCall]) -> str:
+    lines = []
+    for call in expected:
+        args = []
+        for name, param in call.params.items():
+            shown = (
+                _value(param.values[0])
+                if len(param.values) == 1
+                else "one of " + _value(list(param.values))
+            )
+            args.append(f"{name}={shown}" + (" (may be omitted)" if param.may_omit else ""))
+        lines.append(f"{call.name}({', '.join(args)})")
+    return clip("\n".join(lines)) if lines else "(no calls)"
+
+
+def format_question(question: Any) -> str:
+    """A question string, or a chat (BFCL turns of messages) as `role: content` lines."""
+    if isinstance(question, str):
+        return clip(question)
+    lines: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, list):
+            for child in node:
+                walk(child)
+        elif isinstance(node, Mapping) and "content" in node:
+            lines.append(f"{node.get('role', 'user')}: {node['content']}")
+        else:
+            lines.append(_value(node))
+
+    walk(question)
+    return clip("\n".join(lines))
+
+
+def _raw_answers(run: RunView, ids: set[str]) -> dict[str, str]:
+    """The stored answers of undecodable items, from the run's outputs file if it has one."""
+    if not ids or run.path is None or not RunDir(run.path).outputs.is_file():
+        return {}
+    try:
+        index = index_outputs(RunDir(run.path).outputs, tolerate_torn_tail=True)
+        wanted = [i for i in ids if i in index.offsets]
+        found: dict[str, str] = {}
+        for item_id, record in index.read_many(wanted):
+            payload = next((record[k] for k in _RAW_KEYS if record.get(k) is not None), None)
+            if payload is not None:
+                found[item_id] = clip(payload if isinstance(payload, str) else _value(payload))
+        return found
+    except (DataError, OSError):
+        return {}
+
+
+def _received(record: ScoreRecord) -> str:
+    if record.error_type is ErrorCode.REQUEST_ERROR:
+        return "(the model could not be asked)"
+    calls = record.details.get("calls")
+    return "(no calls could be decoded)" if calls is None else format_calls(calls)
+
+
+def _pick(records: Iterable[ScoreRecord], n: int) -> tuple[list[ScoreRecord], int]:
+    failing = [r for r in records if not r.valid]
+    # Model errors first: a request error says nothing about the model's answers.
+    failing.sort(key=lambda r: r.error_type is ErrorCode.REQUEST_ERROR)
+    return failing[:n], len(failing)
+
+
+def _failure(record: ScoreRecord, item: Item | None, raw: str | None) -> Failure:
+    expected = record.details.get("expected")
+    if expected is not None:
+        shown_expected = format_calls(expected)
+    elif item is not None:
+        shown_expected = _expected_from_item(item.expected)
+    else:
+        shown_expected = "(unavailable)"
+    return Failure(
+        id=record.id,
+        error_type=None if record.error_type is None else str(record.error_type),
+        error=None if record.error is None else clip(record.error),
+        question=None if item is None else format_question(item.question),
+        expected=shown_expected,
+        received=_received(record),
+        raw=raw,
+    )
+
+
+def collect_failures(
+    run: RunView, name: str, per_category: int, source: FailureSource | None
+) -> RunFailures:
+    """Up to `per_category` failing items of each category, with what is needed to read them.
+
+    `source` None: the dataset the run names is loaded, only if there is a failure to show.
+    """
+    if not run.records:
+        return RunFailures(
+            name, (), "no per-item verdicts (scores.jsonl), so failing items cannot be listed"
+        )
+    by_cat: dict[str, list[ScoreRecord]] = {}
+    for r in run.records:
+        by_cat.setdefault(str(r.category), []).append(r)
+    picked = [
+        (str(c), *_pick(by_cat[str(c)], per_category)) for c in CATEGORY_ORDER if str(c) in by_cat
+    ]
+    shown = [r for _, records, _ in picked for r in records]
+    items: dict[str, Item] = {}
+    note = None
+    if shown:
+        items, note = (source or FailureSource.for_run(run)).items({r.id for r in shown})
+    undecoded = {
+        r.id
+        for r in shown
+        if r.details.get("calls") is None and r.error_type is not ErrorCode.REQUEST_ERROR
+    }
+    raw = _raw_answers(run, undecoded)
+    categories = tuple(
+        CategoryFailures(
+            cat, failing, tuple(_failure(r, items.get(r.id), raw.get(r.id)) for r in records)
+        )
+        for cat, records, failing in picked
+    )
+    return RunFailures(name, categories, note)

@@ -1,0 +1,340 @@
+"""The tables of a report as rows of text, shared by the terminal, Markdown and HTML renderers.
+
+A renderer only decides how a grid looks; which columns there are, what each cell says and
+how numbers are written is decided here once, so every format shows the same figures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from tfce_eval.report.model import MODEL_ERROR_CODES, REQUEST_ERROR, CategoryFigures, Rate, Report
+from tfce_eval.report.paired import PairedRow
+
+MICRO_LABEL = "overall (micro, item-weighted)"
+MACRO_LABEL = "overall (macro, mean of categories)"
+NA = "N/A"
+DASH = "—"
+
+
+class RowKind(StrEnum):
+    CATEGORY = "category"
+    NOT_RUN = "not_run"
+    OVERALL = "overall"
+
+
+@dataclass(frozen=True)
+class Column:
+    label: str
+    group: str | None = None  # the run a column belongs to, in side-by-side grids
+    numeric: bool = True
+    listing: bool = False  # cells are ", "-separated lists, which narrow renderers may stack
+
+
+@dataclass(frozen=True)
+class Grid:
+    title: str
+    columns: tuple[Column, ...]
+    rows: tuple[tuple[tuple[str, ...], RowKind], ...]
+    notes: tuple[str, ...] = ()
+
+
+# Numbers ------------------------------------------------------------------------------------
+
+
+def pct(value: float | None) -> str:
+    return DASH if value is None else f"{100 * value:.1f}%"
+
+
+def ci(rate: Rate | None) -> str:
+    if rate is None or rate.ci95 is None:
+        return DASH
+    lo, hi = rate.ci95
+    return f"[{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def p_value(value: float | None) -> str:
+    return DASH if value is None else f"{value:.3g}"
+
+
+def count_list(counts: Sequence[tuple[str, int]]) -> str:
+    return ", ".join(f"{code} {n}" for code, n in counts) if counts else DASH
+
+
+def exec_cell(rate: Rate | None) -> str:
+    return DASH if rate is None else f"{pct(rate.accuracy)} ({rate.correct}/{rate.total})"
+
+
+def seconds(value: Any) -> str:
+    return DASH if not isinstance(value, int | float) else f"{value:.2f} s"
+
+
+def integer(value: Any) -> str:
+    return DASH if not isinstance(value, int) else f"{value:,}"
+
+
+def usd(value: float | None) -> str:
+    if value is None:
+        return DASH
+    return f"${value:,.2f}" if value >= 1 else f"${value:.4f}"
+
+
+# Grids --------------------------------------------------------------------------------------
+
+
+def _sum_errors(cats: Sequence[CategoryFigures]) -> tuple[tuple[str, int], ...]:
+    totals: dict[str, int] = {}
+    for f in cats:
+        for code, n in f.model_errors:
+            totals[code] = totals.get(code, 0) + n
+    return tuple((c, totals[c]) for c in MODEL_ERROR_CODES if c in totals)
+
+
+def _single_run_grid(report: Report) -> Grid:
+    run = report.runs[0]
+    columns = (
+        Column("category", numeric=False),
+        Column("n"),
+        Column("correct"),
+        Column("accuracy"),
+        Column("95% CI"),
+        Column("model errors", numeric=False, listing=True),
+        Column("request errors"),
+        Column("exec accuracy (correct/covered)"),
+    )
+    rows: list[tuple[tuple[str, ...], RowKind]] = []
+    for cat in report.categories:
+        f = run.category(cat)
+        if f is None:
+            rows.append(((cat, DASH, DASH, NA, DASH, DASH, DASH, DASH), RowKind.NOT_RUN))
+            continue
+        rows.append(
+            (
+                (
+                    cat,
+                    str(f.rate.total),
+                    str(f.rate.correct),
+                    pct(f.rate.accuracy),
+                    ci(f.rate),
+                    count_list(f.model_errors),
+                    str(f.request_errors),
+                    exec_cell(f.exec),
+                ),
+                RowKind.CATEGORY,
+            )
+        )
+    ran = [f for f in run.categories.values() if f is not None]
+    rows.append(
+        (
+            (
+                MICRO_LABEL,
+                str(run.micro.total),
+                str(run.micro.correct),
+                pct(run.micro.accuracy),
+                ci(run.micro),
+                count_list(_sum_errors(ran)),
+                str(sum(f.request_errors for f in ran)),
+                exec_cell(run.exec),
+            ),
+            RowKind.OVERALL,
+        )
+    )
+    rows.append(
+        ((MACRO_LABEL, DASH, DASH, pct(run.macro), DASH, DASH, DASH, DASH), RowKind.OVERALL)
+    )
+    return Grid("Accuracy by category", columns, tuple(rows), report.notes)
+
+
+def _side_by_side(report: Report) -> list[Grid]:
+    acc_cols = [Column("category", numeric=False)]
+    err_cols = [Column("category", numeric=False)]
+    for run in report.runs:
+        acc_cols += [
+            Column("correct/n", run.name),
+            Column("accuracy", run.name),
+            Column("95% CI", run.name),
+        ]
+        err_cols += [
+            Column("model errors", run.name, numeric=False, listing=True),
+            Column("request errors", run.name),
+            Column("exec accuracy", run.name),
+        ]
+    acc: list[tuple[tuple[str, ...], RowKind]] = []
+    err: list[tuple[tuple[str, ...], RowKind]] = []
+    for cat in report.categories:
+        figures = [run.category(cat) for run in report.runs]
+        kind = RowKind.CATEGORY if any(figures) else RowKind.NOT_RUN
+        a_cells, e_cells = [cat], [cat]
+        for f in figures:
+            if f is None:
+                a_cells += [DASH, NA, DASH]
+                e_cells += [DASH, DASH, DASH]
+            else:
+                a_cells += [f"{f.rate.correct}/{f.rate.total}", pct(f.rate.accuracy), ci(f.rate)]
+                e_cells += [count_list(f.model_errors), str(f.request_errors), exec_cell(f.exec)]
+        acc.append((tuple(a_cells), kind))
+        err.append((tuple(e_cells), kind))
+    micro, macro, exec_row = [MICRO_LABEL], [MACRO_LABEL], [MICRO_LABEL]
+    for run in report.runs:
+        ran = [f for f in run.categories.values() if f is not None]
+        micro += [f"{run.micro.correct}/{run.micro.total}", pct(run.micro.accuracy), ci(run.micro)]
+        macro += [f"{run.macro_categories} categories", pct(run.macro), DASH]
+        exec_row += [
+            count_list(_sum_errors(ran)),
+            str(sum(f.request_errors for f in ran)),
+            exec_cell(run.exec),
+        ]
+    acc += [(tuple(micro), RowKind.OVERALL), (tuple(macro), RowKind.OVERALL)]
+    err.append((tuple(exec_row), RowKind.OVERALL))
+    return [
+        Grid("Accuracy by category", tuple(acc_cols), tuple(acc), report.notes),
+        Grid("Errors by category", tuple(err_cols), tuple(err)),
+    ]
+
+
+def accuracy_grids(report: Report) -> list[Grid]:
+    """One table for one run; for several, an accuracy table and an errors table side by side."""
+    return [_single_run_grid(report)] if len(report.runs) == 1 else _side_by_side(report)
+
+
+def breakdown_grid(report: Report) -> Grid:
+    """Every error code as its own column, one row per run and category."""
+    present = {
+        code
+        for run in report.runs
+        for f in run.categories.values()
+        if f is not None
+        for code, _ in f.model_errors
+    }
+    codes = [c for c in MODEL_ERROR_CODES if c in present]
+    multi = len(report.runs) > 1
+    columns = ([Column("run", numeric=False)] if multi else []) + [
+        Column("category", numeric=False)
+    ]
+    columns += [Column(c) for c in codes] + [Column("model errors"), Column(REQUEST_ERROR)]
+    rows: list[tuple[tuple[str, ...], RowKind]] = []
+    for run in report.runs:
+        for cat in report.categories:
+            f = run.category(cat)
+            lead = ([run.name] if multi else []) + [cat]
+            if f is None:
+                rows.append((tuple(lead + [NA] + [DASH] * (len(codes) + 1)), RowKind.NOT_RUN))
+                continue
+            counts = dict(f.model_errors)
+            cells = [str(counts.get(c, 0)) for c in codes]
+            cells += [str(sum(counts.values())), str(f.request_errors)]
+            rows.append((tuple(lead + cells), RowKind.CATEGORY))
+    note = "request_error: the model could not be asked (network, server); not a model error."
+    return Grid("Error breakdown", tuple(columns), tuple(rows), (note,))
+
+
+def usage_grid(report: Report) -> Grid | None:
+    runs = report.runs
+    if not any(r.tokens or r.latency_s or r.cost_usd is not None for r in runs):
+        return None
+    columns = [
+        Column("run", numeric=False),
+        Column("input tokens"),
+        Column("output tokens"),
+        Column("latency median"),
+        Column("latency p95"),
+    ]
+    if report.prices is not None:
+        columns.append(Column("cost (USD)"))
+    rows: list[tuple[tuple[str, ...], RowKind]] = []
+    for r in runs:
+        tokens, latency = r.tokens or {}, r.latency_s or {}
+        cells = [
+            r.name,
+            integer(tokens.get("input")),
+            integer(tokens.get("output")),
+            seconds(latency.get("median")),
+            seconds(latency.get("p95")),
+        ]
+        if report.prices is not None:
+            cells.append(usd(r.cost_usd))
+        rows.append((tuple(cells), RowKind.CATEGORY))
+    notes = []
+    if report.prices is not None:
+        p = report.prices
+        notes.append(
+            f"Cost at ${p.input_per_million:g} per million input tokens and "
+            f"${p.output_per_million:g} per million output tokens."
+        )
+    title = "Tokens and latency" if report.prices is None else "Tokens, latency and cost"
+    return Grid(title, tuple(columns), tuple(rows), tuple(notes))
+
+
+def _paired_cells(row: PairedRow) -> tuple[str, ...]:
+    if row.p_value is None:
+        return (row.category, DASH, DASH, DASH, DASH, DASH, DASH, row.note or "")
+    return (
+        row.category,
+        str(row.n),
+        str(row.both),
+        str(row.only_a),
+        str(row.only_b),
+        str(row.neither),
+        p_value(row.p_value),
+        row.note or "",
+    )
+
+
+def paired_grid(report: Report) -> Grid | None:
+    paired = report.paired
+    if paired is None:
+        return None
+    title = f"Paired comparison: A = {paired.a}, B = {paired.b}"
+    explain = (
+        "Exact two-sided McNemar test on the items only one run got right; a small p "
+        "(say below 0.05) means the difference is unlikely to be noise. With several "
+        "categories, one small p among them can still be chance."
+    )
+    if paired.reason is not None:
+        return Grid(title, (), (), (f"The paired test does not apply: {paired.reason}.",))
+    columns = (
+        Column("category", numeric=False),
+        Column("n"),
+        Column("both right"),
+        Column("only A right"),
+        Column("only B right"),
+        Column("both wrong"),
+        Column("McNemar p"),
+        Column("note", numeric=False),
+    )
+    rows: list[tuple[tuple[str, ...], RowKind]] = [
+        (_paired_cells(r), RowKind.CATEGORY if r.p_value is not None else RowKind.NOT_RUN)
+        for r in paired.rows
+    ]
+    if paired.overall is not None:
+        rows.append((_paired_cells(paired.overall), RowKind.OVERALL))
+    return Grid(title, columns, tuple(rows), (explain, *paired.warnings))
+
+
+def meta_lines(report: Report) -> list[str]:
+    lines = []
+    for run in report.runs:
+        details = "; ".join(f"{k} {v}" for k, v in run.meta)
+        lines.append(f"{run.name}: {details}" if details else run.name)
+    return lines
+
+
+def grids(report: Report, *, breakdown: bool = True) -> list[Grid]:
+    """Every table of a report in order, except failures (whose cells are long texts).
+
+    `breakdown`: add the error table with one column per code (the terminal table already
+    lists the codes compactly, and a wide table wraps badly there).
+    """
+    out = accuracy_grids(report)
+    extras = (
+        breakdown_grid(report) if breakdown else None,
+        usage_grid(report),
+        paired_grid(report),
+    )
+    for extra in extras:
+        if extra is not None:
+            out.append(extra)
+    return out

@@ -1,0 +1,85 @@
+"""The Markdown report (report.md, `--format md`).
+
+Table cells escape `|`, `<`, `>` and `&` so that no cell can break the table or be taken for
+HTML by a Markdown viewer; failure texts go into code fences longer than any run of backticks
+they contain.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tfce_eval.report.failures import Failure, RunFailures
+from tfce_eval.report.layout import Grid, RowKind, grids, meta_lines
+from tfce_eval.report.model import Report
+
+_CELL_ESCAPES = str.maketrans({"|": "\\|", "<": "&lt;", ">": "&gt;", "&": "&amp;"})
+
+
+def cell(text: str) -> str:
+    return text.translate(_CELL_ESCAPES).replace("\r", "").replace("\n", "<br>")
+
+
+def fenced(text: str) -> str:
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
+
+
+def grid_md(grid: Grid) -> str:
+    out = [f"## {cell(grid.title)}", ""]
+    if grid.columns:
+        headers = [cell(f"{c.group}: {c.label}" if c.group else c.label) for c in grid.columns]
+        aligns = ["---:" if c.numeric else ":---" for c in grid.columns]
+        out.append("| " + " | ".join(headers) + " |")
+        out.append("| " + " | ".join(aligns) + " |")
+        for cells, kind in grid.rows:
+            shown = [cell(c) for c in cells]
+            if kind is RowKind.OVERALL:
+                shown = [f"**{c}**" if c else c for c in shown]
+            out.append("| " + " | ".join(shown) + " |")
+        out.append("")
+    out.extend(f"_{cell(note)}_\n" for note in grid.notes)
+    return "\n".join(out)
+
+
+def _failure_md(f: Failure) -> str:
+    head = f"- **{cell(f.id)}** `{f.error_type or ''}`: {cell(f.error or '')}"
+    parts = [head, ""]
+    blocks = [
+        ("question", f.question if f.question is not None else "(unavailable)"),
+        ("expected", f.expected),
+        ("received", f.received),
+    ]
+    if f.raw is not None:
+        blocks.append(("answer as sent", f.raw))
+    for label, text in blocks:
+        parts.append(f"  {label}:")
+        parts.append("")
+        parts.extend("  " + line for line in fenced(text).split("\n"))
+        parts.append("")
+    return "\n".join(parts)
+
+
+def failures_md(runs: tuple[RunFailures, ...], per_category: int) -> str:
+    out = [f"## Failures (up to {per_category} per category)", ""]
+    for run in runs:
+        if len(runs) > 1:
+            out += [f"### {cell(run.run)}", ""]
+        if run.note:
+            out += [f"_Questions: {cell(run.note)}_", ""]
+        for cat in run.categories:
+            out += [f"#### {cat.category}: {len(cat.shown)} of {cat.failing} failing items", ""]
+            out.extend(_failure_md(f) for f in cat.shown)
+    return "\n".join(out)
+
+
+def render_markdown(report: Report) -> str:
+    names = ", ".join(r.name for r in report.runs)
+    out = [f"# tfce-eval report: {cell(names)}", ""]
+    out.extend(f"- {cell(line)}" for line in meta_lines(report))
+    out.append("")
+    out.extend(grid_md(g) for g in grids(report))
+    if report.failures:
+        out.append(failures_md(report.failures, report.failures_per_category))
+    return "\n".join(out).rstrip("\n") + "\n"

@@ -1,0 +1,99 @@
+"""Reading a run directory into the one value every report is made from.
+
+A run directory holds summary.json (the figures), scores.jsonl (per-item verdicts, needed for
+the paired test and for failures) and, for a model run, run.json (model, options, dataset).
+Only the summary is required; a directory with scores.jsonl and no summary gets its summary
+recomputed, so a report never disagrees with the verdicts it was made from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tfce_eval.errors import DataError
+from tfce_eval.results import SUMMARY, RunDir, read_json, read_scores
+from tfce_eval.summary import summarize
+from tfce_eval.types import ScoreRecord
+
+
+@dataclass(frozen=True)
+class RunView:
+    """One scored run as the report sees it."""
+
+    name: str
+    path: Path | None
+    summary: dict[str, Any]
+    records: tuple[ScoreRecord, ...]
+    run_info: dict[str, Any] | None
+
+    @property
+    def model(self) -> str | None:
+        value = (self.run_info or {}).get("model")
+        return str(value) if value else None
+
+    @property
+    def dataset_path(self) -> Path | None:
+        """The dataset the run was scored against, when run.json or the summary names it."""
+        for source in (self.run_info or {}, self.summary):
+            value = source.get("dataset")
+            if isinstance(value, dict):
+                value = value.get("path")
+            if value is None:
+                value = source.get("dataset_path")
+            if isinstance(value, str) and value:
+                return Path(value)
+        return None
+
+    @property
+    def dataset_sha256(self) -> str | None:
+        for source in (self.run_info or {}, self.summary):
+            value = source.get("dataset")
+            sha = value.get("sha256") if isinstance(value, dict) else source.get("dataset_sha256")
+            if isinstance(sha, str) and sha:
+                return sha
+        return None
+
+
+def load_run(run_dir: Path) -> RunView:
+    """Read summary.json, scores.jsonl and run.json (the last two if present) from `run_dir`.
+
+    `run_dir` may also be the summary.json inside it. A missing directory or a directory with
+    neither summary nor scores is a DataError that says what to give instead.
+    """
+    if run_dir.is_file() and run_dir.name == SUMMARY:
+        run_dir = run_dir.parent
+    if not run_dir.is_dir():
+        raise DataError(
+            "run directory not found",
+            path=str(run_dir),
+            hint="give a directory written by `tfce-eval run` or `tfce-eval score --out`",
+        )
+    files = RunDir(run_dir)
+    records = tuple(read_scores(files.scores)) if files.scores.is_file() else ()
+    if files.summary.is_file():
+        summary = read_json(files.summary)
+        if not isinstance(summary, dict):
+            raise DataError(
+                "summary.json is not a JSON object",
+                path=str(files.summary),
+                hint="re-score the run to rewrite it",
+            )
+    elif records:
+        summary = summarize(records)
+    else:
+        hint = "score it first: tfce-eval score OUTPUTS.jsonl --out DIR"
+        if files.outputs.is_file():
+            hint = f"score it first: tfce-eval score {files.outputs} --out {run_dir}"
+        raise DataError(
+            "no summary.json or scores.jsonl in this directory", path=str(run_dir), hint=hint
+        )
+    run_info = read_json(files.run_json) if files.run_json.is_file() else None
+    return RunView(
+        name=run_dir.resolve().name,
+        path=run_dir,
+        summary=summary,
+        records=records,
+        run_info=run_info if isinstance(run_info, dict) else None,
+    )
