@@ -1,0 +1,274 @@
+"""`validate`: a clean dataset has no findings; a broken one has every problem reported."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tfce_eval.dataset import Dataset
+from tfce_eval.errors import DataError
+from tfce_eval.paths import builtin_data_dir
+from tfce_eval.types import AnswerStyle, Category
+from tfce_eval.validate import Finding, ValidationReport, validate_dataset
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+F = {
+    "name": "f",
+    "description": "One integer.",
+    "parameters": {"type": "dict", "properties": {"x": {"type": "integer"}}, "required": ["x"]},
+}
+W = {
+    "name": "w",
+    "description": "Several types.",
+    "parameters": {
+        "type": "dict",
+        "properties": {
+            "freq": {"type": "float", "description": "GHz"},
+            "on": {"type": "boolean"},
+            "n": {"type": "integer"},
+            "env": {"type": "string", "enum": ["LOS", "NLOS"]},
+            "scs": {"type": "integer", "minimum": 15},
+        },
+        "required": ["freq", "on"],
+    },
+}
+
+
+def q(item_id: str, *docs: Any, **extra: Any) -> str:
+    return json.dumps({"id": item_id, "question": "问题", "function": list(docs), **extra})
+
+
+def a(item_id: str, ground_truth: Any) -> str:
+    return json.dumps({"id": item_id, "ground_truth": ground_truth})
+
+
+def write(path: Path, lines: list[str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@pytest.fixture
+def broken(tmp_path: Path) -> Path:
+    write(
+        tmp_path / "questions" / "simple.jsonl",
+        [
+            q("s_0", W),  # 1: coercible values only: warnings
+            '{"id": "s_1", "question": ',  # 2: malformed JSON
+            q("s_2", F),  # 3: two calls in a simple item
+            q("s_3", F),  # 4: calls a function it does not have
+            q("s_4", W),  # 5: undeclared parameter, missing required
+            q("s_5", W),  # 6: wrong types, enum, minimum
+            q("s_0", F),  # 7: duplicate id
+            q("s_7", F),  # 8: no answer
+            q("s_8", {"description": "nameless"}),  # 9: doc without a name
+            q("s_9", F, category="chitchat"),  # 10: unknown category
+            q("s_10", {"name": "h", "parameters": "oops"}),  # 11: parameters not an object
+            "[1, 2]",  # 12: not an object
+            q("s_12", F, F),  # 13: two docs with one name
+        ],
+    )
+    write(
+        tmp_path / "answers" / "simple.jsonl",
+        [
+            a("s_0", {"w": {"freq": 28, "on": "true", "n": 5.0, "env": "LOS"}}),  # 1
+            a("s_2", [{"f": {"x": 1}}, {"f": {"x": 2}}]),  # 2
+            a("s_3", {"g": {"x": 1}}),  # 3
+            a("s_4", {"w": {"freq": 1.0, "bogus": 1}}),  # 4
+            a("s_5", {"w": {"freq": "fast", "on": True, "n": 1.5, "env": "Urban", "scs": 5}}),  # 5
+            a("ghost", {"f": {"x": 1}}),  # 6: no question
+            a("s_10", {"h": {}}),  # 7
+            a("s_12", {"f": {"x": 1}}),  # 8
+            a("s_12", {"f": {"x": 2}}),  # 9: duplicate answer
+            a("s_9", [{"f": 3}]),  # 10: malformed ground truth
+            "not json",  # 11
+        ],
+    )
+    write(tmp_path / "questions" / "multiple.jsonl", [q("m_0", F)])
+    write(tmp_path / "answers" / "multiple.jsonl", [a("m_0", {"f": {"x": 1}})])
+    return tmp_path
+
+
+# (level, file, line, id, words): each must be found
+EXPECTED = [
+    ("warning", "answers/simple.jsonl", 1, "s_0", "w.freq: 28 is stored as an integer"),
+    ("warning", "answers/simple.jsonl", 1, "s_0", 'w.on: "true" is stored as a string'),
+    ("warning", "answers/simple.jsonl", 1, "s_0", "w.n: 5.0 is stored as a float"),
+    ("error", "questions/simple.jsonl", 2, None, "malformed JSON"),
+    ("error", "answers/simple.jsonl", 2, "s_2", "a simple item, but the ground truth has 2 call"),
+    ("error", "answers/simple.jsonl", 3, "s_3", "which is not among the item's functions"),
+    ("error", "answers/simple.jsonl", 4, "s_4", "w.bogus: not a declared parameter"),
+    ("error", "answers/simple.jsonl", 4, "s_4", "w.on: required"),
+    ("error", "answers/simple.jsonl", 5, "s_5", "w.freq: a string where a number is declared"),
+    ("error", "answers/simple.jsonl", 5, "s_5", "w.n: a fractional number"),
+    ("error", "answers/simple.jsonl", 5, "s_5", 'w.env: "Urban" is not one of'),
+    ("error", "answers/simple.jsonl", 5, "s_5", "w.scs: 5 is less than the minimum of 15"),
+    ("error", "questions/simple.jsonl", 7, "s_0", "duplicate id"),
+    ("error", "questions/simple.jsonl", 8, "s_7", "no ground truth"),
+    ("error", "questions/simple.jsonl", 9, "s_8", "no name"),
+    ("error", "questions/simple.jsonl", 10, "s_9", "unknown category 'chitchat'"),
+    ("error", "questions/simple.jsonl", 11, "s_10", "parameters is not an object"),
+    ("error", "questions/simple.jsonl", 12, None, "not an object"),
+    ("error", "questions/simple.jsonl", 13, "s_12", "two function docs are named f"),
+    ("error", "answers/simple.jsonl", 6, "ghost", "has no question"),
+    ("error", "answers/simple.jsonl", 9, "s_12", "duplicate id"),
+    ("error", "answers/simple.jsonl", 10, "s_9", "not an object"),
+    ("error", "answers/simple.jsonl", 11, None, "malformed JSON"),
+    ("error", "answers/multiple.jsonl", 1, "m_0", "a multiple item"),
+]
+
+
+def _matches(finding: Finding, root: Path, expected: tuple[Any, ...]) -> bool:
+    level, file, line, item_id, words = expected
+    return (
+        finding.level == level
+        and finding.path == str(root / file)
+        and finding.line == line
+        and finding.item_id == item_id
+        and words in finding.message
+    )
+
+
+def test_broken_dataset_reports_every_problem(broken: Path) -> None:
+    report = validate_dataset(broken)
+    missing = [e for e in EXPECTED if not any(_matches(f, broken, e) for f in report.findings)]
+    assert missing == [], "\n".join(str(f) for f in report.findings)
+    unexpected = [f for f in report.findings if not any(_matches(f, broken, e) for e in EXPECTED)]
+    assert unexpected == []
+    assert all(f.hint for f in report.errors)
+    assert report.items == 8  # the sound, answered items
+    assert report.counts == {Category.SIMPLE: 7, Category.MULTIPLE: 1}
+    assert len(report.errors) == len(EXPECTED) - 3 and len(report.warnings) == 3
+    keys = [(f.path or "", f.line or 0) for f in report.findings]
+    assert keys == sorted(keys)
+
+
+def test_findings_render_and_serialise(broken: Path) -> None:
+    report = validate_dataset(broken)
+    text = str(report.errors[0])
+    assert text.startswith("error: ") and "\n  fix: " in text
+    data = report.to_json()
+    assert data["errors"] == len(report.errors) and data["warnings"] == len(report.warnings)
+    assert data["counts"] == {"simple": 7, "multiple": 1}
+    assert json.loads(json.dumps(data, ensure_ascii=False))["findings"][0]["level"] in {
+        "error",
+        "warning",
+    }
+    assert str(Finding("warning", "hm")) == "warning: hm"
+
+
+def test_clean_fixture_has_no_findings() -> None:
+    report = validate_dataset(FIXTURES / "tfce_small")
+    assert report.findings == ()
+    assert report.items == 10
+
+
+def test_bfcl_fixture_only_lists_what_it_left_out() -> None:
+    report = validate_dataset(FIXTURES / "bfcl_layout")
+    (finding,) = report.findings
+    assert finding.level == "warning" and "not loaded" in finding.message
+
+
+def test_builtin_dataset_has_no_errors() -> None:
+    if not any((builtin_data_dir() / "questions").glob("*.json*")):
+        pytest.skip("the built-in dataset is not there")
+    report = validate_dataset()
+    assert report.errors == (), "\n".join(str(f) for f in report.errors)
+
+
+def test_bfcl_values_are_checked_through_nested_alternatives(tmp_path: Path) -> None:
+    cell = {
+        "name": "cell",
+        "parameters": {
+            "type": "dict",
+            "properties": {
+                "config": {
+                    "type": "dict",
+                    "properties": {"band": {"type": "string"}, "bw": {"type": "integer"}},
+                },
+                "n": {"type": "integer"},
+            },
+            "required": ["config"],
+        },
+    }
+    write(tmp_path / "questions" / "simple.jsonl", [q("s_0", cell), q("s_1", cell)])
+    write(
+        tmp_path / "possible_answer" / "simple.jsonl",
+        [
+            a(
+                "s_0",
+                [{"cell": {"config": [{"band": ["n78", 78], "bw": [100, ""]}], "n": [1, ""]}}],
+            ),
+            a("s_1", [{"cell": {"config": [{"band": ["n41"]}], "n": [2, "x"]}}]),
+        ],
+    )
+    report = validate_dataset(tmp_path)
+    messages = sorted((f.item_id, f.message) for f in report.findings)
+    assert messages == [
+        ("s_0", "cell.config.band: an integer where a string is declared (78)"),
+        ("s_1", 'cell.n: a string where an integer is declared ("x")'),
+    ]
+
+
+def test_required_parameter_that_may_be_omitted_is_a_warning(tmp_path: Path) -> None:
+    write(tmp_path / "questions" / "simple.jsonl", [q("s_0", F)])
+    write(tmp_path / "possible_answer" / "simple.jsonl", [a("s_0", [{"f": {"x": [1, ""]}}])])
+    (finding,) = validate_dataset(tmp_path).findings
+    assert finding.level == "warning" and "lets it be omitted" in finding.message
+
+
+def test_category_shapes(tmp_path: Path) -> None:
+    G = {**F, "name": "g"}
+    write(
+        tmp_path / "questions" / "all.jsonl",
+        [
+            q("ok_p", F, category="parallel"),
+            q("ok_pm", F, G, category="parallel_multiple"),
+            q("ok_i", F, category="irrelevance"),
+            q("bad_p", F, G, category="parallel"),
+            q("bad_pm", F, G, category="parallel_multiple"),
+            q("bad_i", F, category="irrelevance"),
+        ],
+    )
+    two = [{"f": {"x": 1}}, {"f": {"x": 2}}]
+    write(
+        tmp_path / "answers" / "all.jsonl",
+        [
+            a("ok_p", two),
+            a("ok_pm", [{"f": {"x": 1}}, {"g": {"x": 2}}]),
+            a("ok_i", []),
+            a("bad_p", [{"f": {"x": 1}}, {"g": {"x": 2}}]),
+            a("bad_pm", two),
+            a("bad_i", {"f": {"x": 1}}),
+        ],
+    )
+    report = validate_dataset(questions=[tmp_path / "questions"], answers=[tmp_path / "answers"])
+    assert sorted(f.item_id or "" for f in report.findings) == ["bad_i", "bad_p", "bad_pm"]
+    hints = {f.item_id: f.hint for f in report.findings}
+    assert "parallel_multiple" in (hints["bad_p"] or "")
+    assert "irrelevance" not in (hints["bad_i"] or "") and "simple" in (hints["bad_i"] or "")
+
+
+def test_extra_checks_plug_in() -> None:
+    seen: list[Dataset] = []
+
+    def check(dataset: Dataset) -> list[Finding]:
+        seen.append(dataset)
+        return [Finding("error", "implementation missing", item_id=dataset.ids()[0])]
+
+    report = validate_dataset(FIXTURES / "tfce_small", extra_checks=[check])
+    assert len(seen) == 1 and len(seen[0]) == 10
+    assert [f.message for f in report.errors] == ["implementation missing"]
+    assert isinstance(report, ValidationReport)
+
+
+def test_forced_style_and_missing_dataset(tmp_path: Path) -> None:
+    write(tmp_path / "questions" / "simple.jsonl", [q("s_0", F)])
+    write(tmp_path / "answers" / "simple.jsonl", [a("s_0", {"f": {"x": 1}})])
+    (finding,) = validate_dataset(tmp_path, answer_style=AnswerStyle.BFCL).errors
+    assert "not a list of acceptable values" in finding.message and finding.line == 1
+    with pytest.raises(DataError):
+        validate_dataset(tmp_path / "nowhere")
