@@ -1,0 +1,98 @@
+"""`tfce-eval validate` through the command line: clean data, errors, warnings, exec checks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
+from tfce_eval.cli import main
+
+DOC = {
+    "name": "scale",
+    "description": "Multiply.",
+    "parameters": {
+        "type": "dict",
+        "properties": {"x": {"type": "float"}, "factor": {"type": "integer", "default": 2}},
+        "required": ["x"],
+    },
+}
+
+
+def write_dataset(root: Path, items: list[tuple[dict[str, Any], Any]]) -> Path:
+    (root / "questions").mkdir(parents=True)
+    (root / "answers").mkdir()
+    with (root / "questions" / "simple.jsonl").open("w", encoding="utf-8") as fq, (
+        root / "answers" / "simple.jsonl"
+    ).open("w", encoding="utf-8") as fa:
+        for question, truth in items:
+            fq.write(json.dumps(question, ensure_ascii=False) + "\n")
+            if truth is not None:
+                fa.write(json.dumps({"id": question["id"], "ground_truth": truth}) + "\n")
+    return root
+
+
+def question(item_id: str, doc: dict[str, Any] = DOC) -> dict[str, Any]:
+    return {"id": item_id, "category": "simple", "question": "把3.5放大两倍", "function": [doc]}
+
+
+def invoke(*args: str) -> Any:
+    return CliRunner().invoke(main, ["validate", *args], catch_exceptions=False)
+
+
+def test_builtin_dataset_is_clean() -> None:
+    result = invoke()
+    assert result.exit_code == 0, result.output
+    assert "0 errors, 0 warnings" in result.output
+
+
+def test_errors_exit_1_and_name_file_line_and_id(tmp_path: Path) -> None:
+    root = write_dataset(
+        tmp_path / "d",
+        [
+            (question("s_0"), {"scale": {"x": 3.5}}),
+            (question("s_1"), {"scale": {"x": "big"}}),  # wrong type
+            (question("s_2"), {"other": {"x": 1.0}}),  # names no doc
+            (question("s_3"), {"scale": {"x": 1.0}, "scale2": {"x": 2.0}}),  # two calls in simple
+            (question("s_4"), None),  # no answer
+        ],
+    )
+    result = invoke("--data", str(root), "--no-exec")
+    assert result.exit_code == 1
+    text = result.output
+    for item_id in ("s_1", "s_2", "s_3", "s_4"):
+        assert item_id in text, text
+    assert "simple.jsonl" in text
+    assert "s_0)" not in text  # the clean item is not reported
+
+
+def test_warnings_do_not_fail(tmp_path: Path) -> None:
+    root = write_dataset(tmp_path / "d", [(question("s_0"), {"scale": {"x": 3}})])
+    result = invoke("--data", str(root), "--no-exec", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    levels = [f["level"] for f in report["findings"]]
+    assert levels == ["warning"]  # 3 stored for a float parameter
+
+
+def test_exec_checks_compare_docs_with_implementations(tmp_path: Path) -> None:
+    root = write_dataset(
+        tmp_path / "d",
+        [(question("s_0"), {"scale": {"x": 3.5}}), (question("s_1"), {"scale": {"x": -1.0}})],
+    )
+    functions = root / "functions"
+    functions.mkdir()
+    (functions / "__init__.py").write_text(
+        "def scale(x: float, factor: int = 3) -> float:\n"
+        "    if x < 0:\n"
+        "        raise ValueError('x must be >= 0')\n"
+        "    return x * factor\n",
+        encoding="utf-8",
+    )
+    result = invoke("--data", str(root))
+    assert result.exit_code == 1, result.output
+    assert "factor" in result.output  # the default differs from the doc's
+    assert "s_1" in result.output and "x must be >= 0" in result.output
+    assert invoke("--data", str(root), "--no-exec").exit_code == 0
