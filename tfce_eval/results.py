@@ -2,9 +2,10 @@
 
 Every file name lives here. Whole files (scores, summary, run.json, reports) are written to a
 temporary file in the same directory and renamed into place, so a reader never sees half a
-file. `outputs.jsonl` is the only file that grows: one complete line per finished item,
-flushed and fsynced at once, so a run killed at any moment keeps every finished item; a torn
-last line (the line being written when the process died) is detected and dropped on reading.
+file. `outputs.jsonl` is the only file that grows (tfce_eval.appender writes it during a run): one
+complete line per finished item, flushed and fsynced, so a run killed at any moment keeps
+every finished item; a torn last line (the line being written when the process died) is
+detected and dropped on reading, and cut off before a resumed run appends.
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
-from typing import IO, Any
+from typing import Any
 
 from tfce_eval.errors import DataError
 from tfce_eval.types import Category, ErrorCode, ScoreRecord
@@ -282,35 +282,3 @@ def truncate_torn_tail(path: Path) -> bool:
         fh.flush()
         os.fsync(fh.fileno())
         return True
-
-
-class OutputsWriter:
-    """Appends one complete, fsynced line per finished item to outputs.jsonl."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._fh: IO[str] | None = None
-
-    def __enter__(self) -> OutputsWriter:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        truncate_torn_tail(self.path)
-        self._fh = self.path.open("a", encoding="utf-8", newline="\n")
-        return self
-
-    def append(self, record: Mapping[str, Any]) -> None:
-        if self._fh is None:
-            raise RuntimeError("OutputsWriter used outside its `with` block")
-        # One write call of the whole line keeps a concurrent reader from seeing half of it.
-        self._fh.write(dumps(record) + "\n")
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None

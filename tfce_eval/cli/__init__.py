@@ -42,14 +42,18 @@ def main() -> None:
 
 def _register() -> None:
     from tfce_eval.cli.call import call_command
+    from tfce_eval.cli.doctor import doctor_command
     from tfce_eval.cli.report import report_command
+    from tfce_eval.cli.run import run_command
     from tfce_eval.cli.score import score_command
     from tfce_eval.cli.validate import validate_command
 
+    main.add_command(run_command)
     main.add_command(score_command)
     main.add_command(validate_command)
     main.add_command(call_command)
     main.add_command(report_command)
+    main.add_command(doctor_command)
 
 
 _register()

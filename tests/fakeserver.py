@@ -1,0 +1,516 @@
+"""A loopback model server speaking OpenAI Chat Completions and Anthropic Messages.
+
+It answers every item of a dataset from the ground truth: the item is found by its question
+text (and, when questions repeat, by the functions offered). With tools in the request it
+returns structured tool calls (wire names, as a server would); without, Python call text, as
+prompt mode asks. Faults are injected by item id (one per successive request of that item),
+by request number (a schedule), or for every request, so that the runner's retry layer, its
+stop rules and the doctor's diagnoses can be tested against the real SDKs.
+
+Run it alone for the benchmark:
+    python tests/fakeserver.py --port 0 --latency 0.1 [--data DIR]
+prints `listening on http://127.0.0.1:PORT` and serves until killed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+if __name__ == "__main__":  # run as a script: make the package importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tfce_eval.dataset import Dataset, load_dataset
+from tfce_eval.schema import canonical_kind, wire_names
+from tfce_eval.types import Item
+
+#: The faults the server knows. Conditional ones apply only when the request has the field.
+FAULTS = (
+    "429",  # rate limited, with Retry-After
+    "429_quota",  # quota exhausted (never retried)
+    "500",
+    "503",
+    "slow",  # answers after `slow_s`, past the client's timeout
+    "drop",  # closes the connection without an answer
+    "malformed",  # 200 with a body that is not JSON
+    "truncated",  # tool-call arguments (or call text) cut in half
+    "400",  # a request error of this item alone (never retried)
+    "422",
+    "401",
+    "401_echo",  # 401 whose message repeats the key it was given, as some servers do
+    "404",  # model not found
+    "400_temperature",  # refuses `temperature` (when sent)
+    "400_parallel",  # refuses `parallel_tool_calls` (when sent)
+    "vllm_no_tool_parser",  # vLLM started without --enable-auto-tool-choice (when tools sent)
+    "llamacpp_no_jinja",  # llama-server without --jinja (when tools sent)
+    "text_calls",  # tool calls returned as <tool_call> text (no tool parser)
+    "single_call",  # only the first of several calls (parallel calls off)
+)
+
+
+@dataclass
+class FakeConfig:
+    dataset: Dataset
+    latency_s: float = 0.0
+    api_key: str | None = None  # required when set (Bearer or x-api-key)
+    models: tuple[str, ...] | None = None  # served model names; None serves any
+    faults: dict[str, list[str]] = field(default_factory=dict)  # id -> faults, in request order
+    schedule: Callable[[int], str | None] | None = None  # request number (1-based) -> fault
+    always: tuple[str, ...] = ()  # applied to every request where they apply
+    retry_after_s: float = 0.05
+    slow_s: float = 3.0
+
+
+@dataclass(frozen=True)
+class Logged:
+    n: int
+    path: str
+    item_id: str | None
+    fault: str | None
+    body: dict[str, Any]
+    headers: dict[str, str]
+    at: float  # time.monotonic() when the request arrived
+
+
+def _coerce(value: Any, schema: object) -> Any:
+    """The ground-truth value in the declared type, as a well-behaved model would send it."""
+    kind = canonical_kind(schema.get("type")) if isinstance(schema, Mapping) else None
+    if kind == "boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    if kind == "integer" and isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def expected_calls(item: Item) -> list[tuple[str, dict[str, Any]]]:
+    """(original name, arguments) of each expected call, first acceptable value of each param."""
+    calls = []
+    for expected in item.expected:
+        doc = item.function(expected.name)
+        props = doc.properties if doc is not None else {}
+        args = {
+            name: _coerce(param.values[0], props.get(name))
+            for name, param in expected.params.items()
+            if param.values
+        }
+        calls.append((expected.name, args))
+    return calls
+
+
+def python_text(calls: list[tuple[str, dict[str, Any]]]) -> str:
+    """Calls in Python syntax; repr of JSON values is a valid Python literal."""
+    parts = [f"{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})" for name, args in calls]
+    return "[" + ", ".join(parts) + "]"
+
+
+class _Server(ThreadingHTTPServer):
+    # The default backlog (5) refuses connections when many clients open them at once.
+    request_queue_size = 256
+    daemon_threads = True
+
+
+class FakeServer:
+    """`with FakeServer(config) as server:` serves on 127.0.0.1 in a thread."""
+
+    def __init__(self, config: FakeConfig, *, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.config = config
+        self.log: list[Logged] = []
+        self._lock = threading.Lock()
+        self._count = 0
+        self._by_question: dict[str, list[Item]] = {}
+        for item in config.dataset.iter_items():
+            self._by_question.setdefault(_question_key(item.question), []).append(item)
+        self._httpd = _Server((host, port), _handler(self))
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
+
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """For OpenAI-style clients (`.../v1`)."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def root_url(self) -> str:
+        """For the Anthropic SDK, which adds `/v1/messages` itself."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> FakeServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> FakeServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def requests_for(self, item_id: str) -> list[Logged]:
+        with self._lock:
+            return [r for r in self.log if r.item_id == item_id]
+
+    # --- request handling (called from the server's threads) --------------------------------
+
+    def _next(self, item_id: str | None) -> tuple[int, str | None]:
+        with self._lock:
+            self._count += 1
+            n = self._count
+            queue = self.config.faults.get(item_id or "")
+            fault = queue.pop(0) if queue else None
+        if fault is None and self.config.schedule is not None:
+            fault = self.config.schedule(n)
+        return n, fault
+
+    def find_item(self, body: Mapping[str, Any], api: str) -> Item | None:
+        messages = body.get("messages") or []
+        users = [m for m in messages if isinstance(m, Mapping) and m.get("role") == "user"]
+        if not users:
+            return None
+        candidates = self._by_question.get(_text(users[-1].get("content")), [])
+        if len(candidates) <= 1:
+            return candidates[0] if candidates else None
+        offered = _offered_names(body, api)
+        for item in candidates:
+            names = set(wire_names(item.functions).values()) | {f.name for f in item.functions}
+            if offered and offered <= names:
+                return item
+            if not offered and all(
+                f.name in _text(body.get("system", "")) + json.dumps(messages, ensure_ascii=False)
+                for f in item.functions
+            ):
+                return item
+        return candidates[0]
+
+    def record(self, entry: Logged) -> None:
+        with self._lock:
+            self.log.append(entry)
+
+
+def _question_key(question: Any) -> str:
+    if isinstance(question, str):
+        return question
+    flat: list[Any] = []
+
+    def walk(x: Any) -> None:
+        if isinstance(x, list | tuple):
+            for y in x:
+                walk(y)
+        else:
+            flat.append(x)
+
+    walk(question)
+    users = [m for m in flat if isinstance(m, Mapping) and m.get("role") == "user"]
+    return _text(users[-1].get("content")) if users else ""
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # content blocks
+        return "".join(b.get("text", "") for b in content if isinstance(b, Mapping))
+    return json.dumps(content, ensure_ascii=False)
+
+
+def _offered_names(body: Mapping[str, Any], api: str) -> set[str]:
+    names = set()
+    for tool in body.get("tools") or []:
+        if api == "openai":
+            names.add(tool.get("function", {}).get("name"))
+        else:
+            names.add(tool.get("name"))
+    return names
+
+
+def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        # Headers and body go out in two writes; with Nagle on, the second waits for the
+        # client's delayed ACK (~40 ms a request), which would swamp any latency measured.
+        disable_nagle_algorithm = True
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
+            pass
+
+        def _send(
+            self,
+            status: int,
+            payload: Any,
+            headers: Mapping[str, str] | None = None,
+            raw: bytes | None = None,
+        ) -> None:
+            data = raw if raw is not None else json.dumps(payload, ensure_ascii=False).encode()
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True
+
+        def do_GET(self) -> None:
+            if self.path.rstrip("/").endswith("/models"):
+                names = server.config.models or ("fake-model",)
+                self._send(
+                    200, {"object": "list", "data": [{"id": m, "object": "model"} for m in names]}
+                )
+            else:
+                self._send(404, {"error": {"message": "not found"}})
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                body = json.loads(self.rfile.read(length) or b"{}")
+            except ValueError:
+                self._send(400, {"error": {"message": "request body is not JSON"}})
+                return
+            if self.path.endswith("/chat/completions"):
+                api = "openai"
+            elif self.path.endswith("/messages"):
+                api = "anthropic"
+            else:
+                self._send(404, {"error": {"message": f"no route {self.path}"}})
+                return
+            item = server.find_item(body, api)
+            n, fault = server._next(item.id if item else None)
+            fault = fault or _standing_fault(server.config.always, body)
+            server.record(
+                Logged(
+                    n,
+                    self.path,
+                    item.id if item else None,
+                    fault,
+                    body,
+                    {k.lower(): v for k, v in self.headers.items()},
+                    time.monotonic(),
+                )
+            )
+            if server.config.latency_s:
+                time.sleep(server.config.latency_s)
+            cfg = server.config
+            if cfg.api_key is not None and not self._authorised(cfg.api_key):
+                fault = "401"
+            if fault is None and cfg.models is not None and body.get("model") not in cfg.models:
+                fault = "404"
+            if self._error(api, fault):
+                return
+            if item is None:
+                self._send(
+                    400,
+                    _error_body(
+                        api, "invalid_request_error", "unknown question (not in the dataset)"
+                    ),
+                )
+                return
+            self._send(200, _answer(api, body, item, fault))
+
+        def _authorised(self, key: str) -> bool:
+            return (
+                self.headers.get("Authorization") == f"Bearer {key}"
+                or self.headers.get("x-api-key") == key
+            )
+
+        def _error(self, api: str, fault: str | None) -> bool:
+            """Send the fault's error response; False when the fault shapes a 200 instead."""
+            cfg = server.config
+            if fault == "drop":
+                self.close_connection = True
+                with contextlib.suppress(OSError):
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                return True
+            if fault == "slow":
+                time.sleep(cfg.slow_s)
+                return False
+            if fault == "malformed":
+                self._send(200, None, raw=b'{"id": "x", "choices": [{"mess')
+                return True
+            errors = {
+                "429": (429, "rate_limit_error", "Rate limit reached; try again shortly."),
+                "429_quota": (
+                    429,
+                    "insufficient_quota",
+                    "You exceeded your current quota, please check your plan and billing details.",
+                ),
+                "500": (500, "server_error", "The server had an error."),
+                "503": (503, "overloaded_error", "The server is overloaded."),
+                "400": (400, "invalid_request_error", "This request is not valid."),
+                "422": (422, "invalid_request_error", "Unprocessable request."),
+                "401": (401, "authentication_error", "Incorrect API key provided."),
+                "401_echo": (
+                    401,
+                    "authentication_error",
+                    "Incorrect API key provided: "
+                    + (self.headers.get("Authorization") or "")[len("Bearer ") :],
+                ),
+                "404": (404, "not_found_error", "The model does not exist."),
+                "400_temperature": (
+                    400,
+                    "invalid_request_error",
+                    "Unsupported value: 'temperature' does not support 0 with this model.",
+                ),
+                "400_parallel": (
+                    400,
+                    "invalid_request_error",
+                    "[{'type': 'extra_forbidden', "
+                    "'loc': ('body', 'parallel_tool_calls'), "
+                    "'msg': 'Extra inputs are not permitted'}]",
+                ),
+                "vllm_no_tool_parser": (
+                    400,
+                    "BadRequestError",
+                    '"auto" tool choice requires '
+                    "--enable-auto-tool-choice and --tool-call-parser "
+                    "to be set",
+                ),
+                "llamacpp_no_jinja": (500, "server_error", "tools param requires --jinja flag"),
+            }
+            if fault not in errors:
+                return False
+            status, kind, message = errors[fault]
+            headers = {}
+            if fault == "429":
+                headers = {
+                    "retry-after-ms": str(int(cfg.retry_after_s * 1000)),
+                    "retry-after": str(max(1, round(cfg.retry_after_s))),
+                }
+            payload = _error_body(api, kind, message)
+            if fault == "400_temperature":
+                payload["error"]["param"] = "temperature"
+            self._send(status, payload, headers)
+            return True
+
+    return Handler
+
+
+def _standing_fault(always: tuple[str, ...], body: Mapping[str, Any]) -> str | None:
+    for fault in always:
+        if fault == "400_temperature" and "temperature" not in body:
+            continue
+        if fault == "400_parallel" and "parallel_tool_calls" not in body:
+            continue
+        if fault in ("vllm_no_tool_parser", "llamacpp_no_jinja") and not body.get("tools"):
+            continue
+        return fault
+    return None
+
+
+def _error_body(api: str, kind: str, message: str) -> dict[str, Any]:
+    if api == "anthropic":
+        return {"type": "error", "error": {"type": kind, "message": message}}
+    return {"error": {"message": message, "type": kind, "param": None, "code": kind}}
+
+
+def _answer(api: str, body: Mapping[str, Any], item: Item, fault: str | None) -> dict[str, Any]:
+    calls = expected_calls(item)
+    if fault == "single_call":
+        calls = calls[:1]
+    fc = bool(body.get("tools"))
+    if fc:
+        wire = wire_names(item.functions)
+        calls = [(wire.get(name, name), args) for name, args in calls]
+    text = python_text(calls) if calls else "[]"
+    if fault == "truncated":
+        text = text[: len(text) // 2]
+    tokens_in = len(json.dumps(body)) // 4
+    tokens_out = len(text) // 4 + 1
+    if api == "anthropic":
+        blocks: list[dict[str, Any]]
+        if fc and calls and fault != "text_calls":
+            blocks = [
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_{i}",
+                    "name": name,
+                    "input": {} if fault == "truncated" else args,
+                }
+                for i, (name, args) in enumerate(calls)
+            ]
+            stop = "max_tokens" if fault == "truncated" else "tool_use"
+        else:
+            blocks = [{"type": "text", "text": text if not fc else "No function applies."}]
+            stop = "end_turn"
+        return {
+            "id": "msg_fake",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model"),
+            "content": blocks,
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out},
+        }
+    message: dict[str, Any] = {"role": "assistant", "content": None}
+    finish = "stop"
+    if fc and calls and fault == "text_calls":
+        message["content"] = "\n".join(
+            "<tool_call>\n"
+            + json.dumps({"name": n, "arguments": a}, ensure_ascii=False)
+            + "\n</tool_call>"
+            for n, a in calls
+        )
+    elif fc and calls:
+        tool_calls = []
+        for i, (name, args) in enumerate(calls):
+            arguments = json.dumps(args, ensure_ascii=False)
+            if fault == "truncated":
+                arguments = arguments[: len(arguments) // 2]
+            tool_calls.append(
+                {
+                    "id": f"call_{i}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": arguments},
+                }
+            )
+        message["tool_calls"] = tool_calls
+        finish = "length" if fault == "truncated" else "tool_calls"
+    else:
+        message["content"] = text if not fc else "No function applies to this question."
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model"),
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {
+            "prompt_tokens": tokens_in,
+            "completion_tokens": tokens_out,
+            "total_tokens": tokens_in + tokens_out,
+        },
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds per answer")
+    parser.add_argument("--data", type=Path, default=None, help="dataset (default: built-in)")
+    parser.add_argument("--api-key", default=None, help="require this key")
+    args = parser.parse_args(argv)
+    config = FakeConfig(load_dataset(args.data), latency_s=args.latency, api_key=args.api_key)
+    server = FakeServer(config, port=args.port)
+    print(f"listening on {server.root_url}", flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        server._httpd.serve_forever()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,91 @@
+"""`doctor` against the loopback server playing well-set-up and misconfigured servers."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from fakeserver import FakeConfig, FakeServer
+
+from tfce_eval.cli.doctor import doctor_command
+from tfce_eval.dataset import load_dataset
+from tfce_eval.doctor import Level, diagnose
+
+DATA = Path(__file__).parent / "fixtures" / "run_small"
+
+
+@pytest.fixture(scope="module")
+def dataset():
+    return load_dataset(DATA)
+
+
+def _texts(report, level: Level) -> str:
+    return "\n".join(f.text for f in report.findings if f.level is level)
+
+
+@pytest.mark.parametrize(("model", "url"), [("vllm/m", "base_url"), ("anthropic/m", "root_url")])
+def test_a_well_set_up_server_passes(dataset, monkeypatch, model, url):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    with FakeServer(FakeConfig(dataset)) as srv:
+        report = diagnose(model, base_url=getattr(srv, url), data=DATA)
+        (sent,) = srv.log
+    assert report.ok and report.item_id == "run_parallel_0"  # the item with the most calls
+    assert (report.expected_calls, report.structured_calls) == (3, 3)
+    assert "3 structured tool calls came back" in _texts(report, Level.OK)
+    assert "match the ground truth" in _texts(report, Level.OK)
+    assert sent.body.get("tools")
+
+
+@pytest.mark.parametrize(
+    ("model", "fault", "says"),
+    [
+        ("vllm/m", "text_calls", "--enable-auto-tool-choice --tool-call-parser"),
+        ("llamacpp/m", "text_calls", "--jinja"),
+        ("vllm/m", "vllm_no_tool_parser", "--enable-auto-tool-choice --tool-call-parser"),
+        ("llamacpp/m", "llamacpp_no_jinja", "--jinja"),
+        ("vllm/m", "single_call", "1 structured tool call(s) came back, 3 expected"),
+        ("ollama/m", "single_call", "parallel calls look off"),
+        ("vllm/m", "401", "OPENAI_API_KEY"),
+        ("vllm/m", "404", "/models"),
+    ],
+)
+def test_misconfigurations_are_named_with_their_fix(dataset, model, fault, says):
+    with FakeServer(FakeConfig(dataset, always=(fault,))) as srv:
+        report = diagnose(model, base_url=srv.base_url, data=DATA)
+    assert not report.ok
+    assert says in _texts(report, Level.PROBLEM)
+
+
+def test_a_refused_temperature_is_reported_and_the_check_goes_on(dataset):
+    with FakeServer(FakeConfig(dataset, always=("400_temperature",))) as srv:
+        report = diagnose("vllm/m", base_url=srv.base_url, data=DATA)
+        assert len(srv.log) == 2
+    assert report.ok and report.structured_calls == 3
+    assert "refuses temperature" in _texts(report, Level.WARNING)
+
+
+def test_no_server_at_the_url_is_a_problem_that_says_so(dataset):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again before the request: nothing listens
+    report = diagnose("vllm/m", base_url=f"http://127.0.0.1:{port}/v1", data=DATA, timeout_s=2)
+    assert not report.ok and report.structured_calls is None
+    assert "is the server running" in _texts(report, Level.PROBLEM)
+
+
+def test_the_command_exits_0_when_ready_and_1_otherwise(dataset):
+    runner = CliRunner()
+    with FakeServer(FakeConfig(dataset)) as srv:
+        good = runner.invoke(
+            doctor_command, ["--model", "sglang/m", "--base-url", srv.base_url, "--data", str(DATA)]
+        )
+        srv.config.always = ("text_calls",)
+        bad = runner.invoke(
+            doctor_command, ["--model", "sglang/m", "--base-url", srv.base_url, "--data", str(DATA)]
+        )
+    assert good.exit_code == 0, good.output
+    assert "ready for `tfce-eval run --mode fc`" in good.output
+    assert bad.exit_code == 1
+    assert "PROBLEM" in bad.output and "--tool-call-parser" in bad.output

@@ -1,0 +1,452 @@
+"""Providers: model parsing, request building, response reading, error classification.
+
+The classification tests go through the real SDKs against the loopback server, so that what
+the SDKs raise for a 429, a dropped connection or a malformed body is what is classified.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import random
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakeserver import FakeConfig, FakeServer
+
+from tfce_eval.dataset import load_dataset
+from tfce_eval.errors import UsageError
+from tfce_eval.progress import PlainProgress, RichProgress, make_progress
+from tfce_eval.providers import (
+    ErrorKind,
+    MalformedResponse,
+    Mode,
+    ProviderError,
+    RequestOptions,
+    ToolChoice,
+    default_run_name,
+    make_provider,
+    parse_model,
+)
+from tfce_eval.providers.base import (
+    ServerContext,
+    classify_status,
+    parse_retry_after,
+    refused_param,
+)
+from tfce_eval.providers.prompting import question_messages
+from tfce_eval.retry import GaveUp, RetryPolicy, retry_delay, with_retries
+
+DATA = Path(__file__).parent / "fixtures" / "run_small"
+
+
+@pytest.fixture(scope="module")
+def dataset():
+    return load_dataset(DATA)
+
+
+# --- --model and base URLs ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("model", "provider", "name", "url"),
+    [
+        ("openai/gpt-4o-mini", "openai", "gpt-4o-mini", "https://api.openai.com/v1"),
+        (
+            "anthropic/claude-sonnet-4-5",
+            "anthropic",
+            "claude-sonnet-4-5",
+            "https://api.anthropic.com",
+        ),
+        (
+            "vllm/Qwen/Qwen2.5-7B-Instruct",
+            "vllm",
+            "Qwen/Qwen2.5-7B-Instruct",
+            "http://localhost:8000/v1",
+        ),
+        ("sglang/qwen", "sglang", "qwen", "http://localhost:30000/v1"),
+        ("ollama/qwen2.5:7b", "ollama", "qwen2.5:7b", "http://localhost:11434/v1"),
+        ("llamacpp/any", "llamacpp", "any", "http://localhost:8080/v1"),
+        ("lmstudio/m", "lmstudio", "m", "http://localhost:1234/v1"),
+    ],
+)
+def test_model_names_pick_the_provider_and_its_usual_base_url(model, provider, name, url):
+    p = make_provider(model, env={})
+    assert (p.name, p.model, p.base_url) == (provider, name, url)
+    assert make_provider(model, base_url="http://h:1/v1/", env={}).base_url == "http://h:1/v1"
+
+
+@pytest.mark.parametrize("model", ["gpt-4o", "openai/", "/gpt", "acme/model", ""])
+def test_bad_model_names_are_usage_errors(model):
+    with pytest.raises(UsageError):
+        parse_model(model)
+
+
+def test_the_sdks_base_url_variable_is_honoured_for_the_vendors():
+    env = {"OPENAI_BASE_URL": "http://proxy:9/v1"}
+    assert make_provider("openai/x", env=env).base_url == "http://proxy:9/v1"
+    assert make_provider("vllm/x", env=env).base_url == "http://localhost:8000/v1"
+
+
+def test_run_names_are_safe_directory_names():
+    assert default_run_name("vllm", "Qwen/Qwen2.5-7B-Instruct", Mode.FC) == (
+        "vllm-Qwen_Qwen2.5-7B-Instruct-fc"
+    )
+    assert default_run_name("ollama", "qwen2.5:7b", Mode.PROMPT) == "ollama-qwen2.5_7b-prompt"
+
+
+@pytest.mark.parametrize(
+    ("model", "env", "base_url", "problem"),
+    [
+        ("openai/x", {}, None, "OPENAI_API_KEY"),
+        ("anthropic/x", {}, None, "ANTHROPIC_API_KEY"),
+        ("openai/x", {"OPENAI_API_KEY": "k"}, None, None),
+        ("openai/x", {}, "http://127.0.0.1:1/v1", None),  # any compatible server
+        ("vllm/x", {}, None, None),  # local servers need no key
+    ],
+)
+def test_a_missing_key_is_reported_only_where_one_is_needed(model, env, base_url, problem):
+    found = make_provider(model, base_url=base_url, env=env).credentials_problem()
+    assert (found is None) if problem is None else (problem in found)
+
+
+# --- requests ---------------------------------------------------------------------------------
+
+
+def test_openai_fc_request_carries_wire_tools_and_the_options(dataset):
+    p = make_provider("openai/gpt-x", env={"OPENAI_API_KEY": "k"})
+    item = dataset.get("run_parallel_1")  # units.dbm_to_watts: a dotted name
+    body = p.build_request(item, RequestOptions(max_tokens=300, seed=7), Mode.FC)
+    assert body["model"] == "gpt-x"
+    assert body["messages"] == [{"role": "user", "content": item.question}]
+    (tool,) = body["tools"]
+    assert tool["type"] == "function"
+    assert tool["function"]["name"] == "units_dbm_to_watts"
+    assert tool["function"]["parameters"]["type"] == "object"
+    assert tool["function"]["parameters"]["properties"]["power_dbm"]["type"] == "number"
+    assert body["tool_choice"] == "auto"
+    assert body["parallel_tool_calls"] is True
+    assert body["temperature"] == 0.0
+    assert body["seed"] == 7
+    assert body["max_completion_tokens"] == 300 and "max_tokens" not in body
+    json.dumps(body)  # exactly JSON
+
+
+def test_parallel_tool_calls_only_for_parallel_categories_and_only_when_wanted(dataset):
+    p = make_provider("vllm/m", env={})
+    simple = p.build_request(dataset.get("run_simple_0"), RequestOptions(), Mode.FC)
+    assert "parallel_tool_calls" not in simple
+    off = RequestOptions(
+        parallel_tool_calls=False, temperature=None, tool_choice=ToolChoice.REQUIRED, max_tokens=50
+    )
+    par = p.build_request(dataset.get("run_parallel_0"), off, Mode.FC)
+    assert "parallel_tool_calls" not in par and "temperature" not in par
+    assert par["tool_choice"] == "required"
+    assert par["max_tokens"] == 50  # local servers take the older field
+
+
+def test_prompt_mode_puts_the_docs_in_a_system_prompt_and_sends_no_tools(dataset):
+    item = dataset.get("run_multiple_2")
+    for model in ("openai/m", "anthropic/m"):
+        body = make_provider(model, env={}).build_request(item, RequestOptions(), Mode.PROMPT)
+        system = body["system"] if model.startswith("anthropic") else body["messages"][0]["content"]
+        assert "tools" not in body
+        assert "func_name1(" in system
+        docs = json.loads(system[system.index("Functions:\n") + len("Functions:\n") :])
+        assert [d["name"] for d in docs] == ["set_cell_name", "parse_imsi"]
+
+
+def test_anthropic_request_shape(dataset):
+    p = make_provider("anthropic/claude", env={"ANTHROPIC_API_KEY": "k"})
+    item = dataset.get("run_simple_4")  # BFCL turns with a system message
+    body = p.build_request(item, RequestOptions(seed=3), Mode.FC)
+    assert body["system"] == "你是无线网络规划助手。"
+    assert body["messages"] == [{"role": "user", "content": "求5 MHz带宽的热噪声功率。"}]
+    (tool,) = body["tools"]
+    assert set(tool) == {"name", "description", "input_schema"}
+    assert body["tool_choice"] == {"type": "auto"}
+    assert body["max_tokens"] == 4096
+    assert "temperature" not in body and "seed" not in body
+    notes = p.fixed_notes(RequestOptions(seed=3))
+    assert {"temperature", "seed", "max_tokens"} <= set(notes)
+
+
+@pytest.mark.parametrize(
+    ("question", "messages"),
+    [
+        ("q", [{"role": "user", "content": "q"}]),
+        (
+            [
+                [{"role": "user", "content": "a"}],
+                [{"role": "assistant", "content": "b"}, {"role": "user", "content": "c"}],
+            ],
+            [
+                {"role": "user", "content": "a"},
+                {"role": "assistant", "content": "b"},
+                {"role": "user", "content": "c"},
+            ],
+        ),
+        ([{"role": "user", "content": "flat"}], [{"role": "user", "content": "flat"}]),
+    ],
+)
+def test_questions_become_chat_messages(question, messages):
+    assert question_messages(question) == messages
+
+
+def test_decoder_input_is_the_response_message():
+    p = make_provider("vllm/m", env={})
+    message = {"role": "assistant", "content": None, "tool_calls": []}
+    assert p.to_decoder_input({"choices": [{"message": message}]}) == message
+    with pytest.raises(MalformedResponse):
+        p.to_decoder_input({"choices": []})
+    a = make_provider("anthropic/m", env={})
+    body = {"content": [{"type": "text", "text": "hi"}], "stop_reason": "end_turn", "id": "x"}
+    assert a.to_decoder_input(body) == {"content": body["content"], "stop_reason": "end_turn"}
+    with pytest.raises(MalformedResponse):
+        a.to_decoder_input({"error": {}})
+
+
+# --- classification -----------------------------------------------------------------------
+
+CTX = ServerContext("openai", "gpt-x", "https://api.openai.com/v1", "OPENAI_API_KEY", False)
+
+
+def _err(message: str, **extra: Any) -> dict[str, Any]:
+    return {"error": {"message": message, **extra}}
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "kind", "hint_has"),
+    [
+        (401, _err("bad key"), ErrorKind.FATAL, "OPENAI_API_KEY"),
+        (403, _err("no access"), ErrorKind.FATAL, "permissions"),
+        (404, _err("model not found"), ErrorKind.FATAL, "/models"),
+        (400, _err("bad request"), ErrorKind.ITEM, None),
+        (422, _err("unprocessable"), ErrorKind.ITEM, None),
+        (408, _err("timeout"), ErrorKind.RETRYABLE, None),
+        (409, _err("conflict"), ErrorKind.RETRYABLE, None),
+        (429, _err("slow down"), ErrorKind.RETRYABLE, None),
+        (500, "<html>oops</html>", ErrorKind.RETRYABLE, None),
+        (503, _err("overloaded"), ErrorKind.RETRYABLE, None),
+        (529, _err("overloaded"), ErrorKind.RETRYABLE, None),
+        (
+            429,
+            _err("You exceeded your current quota", code="insufficient_quota"),
+            ErrorKind.FATAL,
+            "quota",
+        ),
+        (400, _err("Your credit balance is too low"), ErrorKind.FATAL, "credit"),
+        (
+            400,
+            {
+                "message": '"auto" tool choice requires --enable-auto-tool-choice and '
+                "--tool-call-parser to be set"
+            },
+            ErrorKind.FATAL,
+            "--tool-call-parser",
+        ),
+        (500, _err("tools param requires --jinja flag"), ErrorKind.FATAL, "--jinja"),
+        (400, _err('"qwen" does not support tools'), ErrorKind.FATAL, "--mode prompt"),
+    ],
+)
+def test_statuses_are_retried_recorded_or_fatal(status, body, kind, hint_has):
+    error = classify_status(status, body, {"retry-after": "2"}, "fallback", CTX)
+    assert error.kind is kind
+    assert error.status == status
+    if hint_has:
+        assert hint_has in error.hint
+    if kind is ErrorKind.RETRYABLE:
+        assert error.retry_after == 2.0
+
+
+def test_a_refused_field_is_named_but_not_a_function_that_mentions_it():
+    temp = classify_status(
+        400,
+        _err("Unsupported value: 'temperature' does not support 0", param="temperature"),
+        None,
+        "",
+        CTX,
+    )
+    assert temp.param == "temperature" and temp.kind is ErrorKind.ITEM
+    assert refused_param("parallel_tool_calls: Extra inputs are not permitted", None) == (
+        "parallel_tool_calls"
+    )
+    assert refused_param("Invalid schema for function 'set_temperature'", None) is None
+    assert refused_param("temperature is fine", None) is None
+
+
+def test_retry_after_in_seconds_milliseconds_and_http_dates():
+    assert parse_retry_after({"Retry-After": "3"}) == 3.0
+    assert parse_retry_after({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
+    when = datetime.now(UTC) + timedelta(seconds=30)
+    got = parse_retry_after({"retry-after": format_datetime(when, usegmt=True)})
+    assert 25 <= got <= 31
+    assert parse_retry_after({"retry-after": "soon"}) is None
+    assert parse_retry_after({}) is None
+
+
+@pytest.fixture(scope="module")
+def server(dataset):
+    with FakeServer(FakeConfig(dataset, slow_s=1.0)) as srv:
+        yield srv
+
+
+async def _send_once(provider, request):
+    async with provider:
+        try:
+            response = await provider.send(request)
+            provider.to_decoder_input(response.body)
+        except Exception as exc:
+            return provider.classify(exc)
+    return None
+
+
+@pytest.mark.parametrize("sdk", ["openai", "anthropic"])
+@pytest.mark.parametrize(
+    ("fault", "kind", "status"),
+    [
+        ("429", ErrorKind.RETRYABLE, 429),
+        ("500", ErrorKind.RETRYABLE, 500),
+        ("503", ErrorKind.RETRYABLE, 503),
+        ("drop", ErrorKind.RETRYABLE, None),
+        ("malformed", ErrorKind.RETRYABLE, None),
+        ("slow", ErrorKind.RETRYABLE, None),
+        ("400", ErrorKind.ITEM, 400),
+        ("422", ErrorKind.ITEM, 422),
+        ("401", ErrorKind.FATAL, 401),
+        ("404", ErrorKind.FATAL, 404),
+        ("429_quota", ErrorKind.FATAL, 429),
+    ],
+)
+def test_what_the_real_sdks_raise_is_classified(server, dataset, sdk, fault, kind, status):
+    item = dataset.get("run_simple_1")
+    server.config.faults[item.id] = [fault]
+    url = server.base_url if sdk == "openai" else server.root_url
+    provider = make_provider(f"{sdk}/m", base_url=url, timeout_s=0.3, env={})
+    error = asyncio.run(
+        _send_once(provider, provider.build_request(item, RequestOptions(), Mode.FC))
+    )
+    assert isinstance(error, ProviderError)
+    assert (error.kind, error.status) == (kind, status)
+    if fault == "429":
+        assert error.retry_after == pytest.approx(0.05)
+    if fault == "slow":
+        assert "0.3 s" in error.message
+
+
+def test_a_key_echoed_by_the_server_is_scrubbed(server, dataset):
+    secret = "sk-echo-1234567890"
+    item = dataset.get("run_simple_0")
+    server.config.faults[item.id] = ["401_echo"]
+    provider = make_provider("openai/m", base_url=server.base_url, env={"OPENAI_API_KEY": secret})
+    error = asyncio.run(
+        _send_once(provider, provider.build_request(item, RequestOptions(), Mode.FC))
+    )
+    assert error is not None and error.kind is ErrorKind.FATAL
+    assert secret not in error.message and "***" in error.message
+    assert secret not in json.dumps(provider.redacted_headers())
+
+
+# --- retry layer --------------------------------------------------------------------------
+
+
+def test_backoff_has_full_jitter_under_a_doubling_ceiling_and_honours_retry_after():
+    policy = RetryPolicy(base_delay_s=1.0, max_delay_s=5.0, max_retry_after_s=10.0)
+    rng = random.Random(1)
+    for retry, ceiling in [(1, 1.0), (2, 2.0), (3, 4.0), (4, 5.0), (9, 5.0)]:
+        delays = [retry_delay(policy, retry, None, rng) for _ in range(200)]
+        assert min(delays) >= 0 and max(delays) <= ceiling
+        assert max(delays) > ceiling / 2  # spread, not a constant
+    assert 3.0 <= retry_delay(policy, 1, 3.0, rng) <= 4.0
+    assert 10.0 <= retry_delay(policy, 1, 999.0, rng) <= 11.0  # capped
+
+
+@pytest.mark.parametrize(
+    ("kinds", "attempts", "ok"),
+    [
+        ([ErrorKind.RETRYABLE, ErrorKind.RETRYABLE], 3, True),
+        ([ErrorKind.RETRYABLE] * 3, 3, False),  # max_retries=2: three attempts, then give up
+        ([ErrorKind.ITEM], 1, False),  # never retried
+        ([ErrorKind.FATAL], 1, False),
+    ],
+)
+def test_retries_stop_where_they_should(kinds, attempts, ok):
+    calls: list[int] = []
+    slept: list[float] = []
+
+    async def attempt() -> str:
+        calls.append(1)
+        if len(calls) <= len(kinds):
+            raise RuntimeError(str(len(calls)))
+        return "answer"
+
+    def classify(exc: BaseException) -> ProviderError:
+        return ProviderError(kinds[int(str(exc)) - 1], str(exc))
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    policy = RetryPolicy(max_retries=2, base_delay_s=0.5)
+
+    async def go() -> str:
+        return await with_retries(attempt, classify, policy, random.Random(0), sleep=sleep)
+
+    if ok:
+        assert asyncio.run(go()) == "answer"
+    else:
+        with pytest.raises(GaveUp) as info:
+            asyncio.run(go())
+        assert info.value.attempts == attempts
+    assert len(calls) == attempts
+    assert len(slept) == min(attempts - 1, 2) if kinds[0] is ErrorKind.RETRYABLE else not slept
+
+
+# --- progress -----------------------------------------------------------------------------
+
+
+class _Stream:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def write(self, text: str) -> None:
+        self.lines.append(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_plain_progress_prints_every_ten_percent_or_ten_seconds():
+    now = [0.0]
+    stream = _Stream()
+    progress = PlainProgress(stream, interval_s=10.0, clock=lambda: now[0])  # type: ignore[arg-type]
+    progress.start(total=100, done=20)
+    assert stream.lines == ["resuming: 20/100 items already done\n"]
+    for i in range(9):
+        now[0] += 0.1
+        progress.advance(failed=(i == 0))
+    assert len(stream.lines) == 1  # 29 %: no step crossed, no 10 s passed
+    progress.advance(failed=False)  # 30 %
+    assert stream.lines[-1].startswith("progress: 30/100 items (30%), 1 failed")
+    assert "items/s" in stream.lines[-1] and "left" in stream.lines[-1]
+    now[0] += 11
+    progress.advance(failed=False)  # 31 %, but 11 s later
+    assert stream.lines[-1].startswith("progress: 31/100")
+    progress.stop()
+    assert stream.lines[-1].startswith("sent: 31/100")
+
+
+def test_the_terminal_progress_bar_shows_done_failed_and_rate():
+    stream = io.StringIO()
+    progress = RichProgress(stream)
+    progress.start(total=4, done=1)
+    progress.advance(failed=True)
+    progress.message("temperature dropped")
+    progress.stop()
+    text = stream.getvalue()
+    assert "resuming: 1/4" in text and "temperature dropped" in text
+    assert "2/4" in text and "1 failed" in text and "items/s" in text
+    assert isinstance(make_progress(io.StringIO()), PlainProgress)

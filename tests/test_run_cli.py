@@ -1,0 +1,225 @@
+"""`tfce-eval run` as a user runs it: a real process, real signals, the loopback server."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from fakeserver import FakeConfig, FakeServer
+
+from tfce_eval.cli.run import run_command
+from tfce_eval.dataset import load_dataset
+from tfce_eval.execute import CheckMode
+from tfce_eval.runner import RunConfig, run_eval
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(__file__).parent / "fixtures" / "run_small"
+SECRET = "sk-test-SECRET-9f8e7d6c5b4a"
+
+
+@pytest.fixture(scope="module")
+def dataset():
+    return load_dataset(DATA)
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env["OPENAI_API_KEY"] = SECRET
+    env.pop("OPENAI_BASE_URL", None)
+    return env
+
+
+def _argv(server: FakeServer, out: Path, *extra: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "tfce_eval",
+        "run",
+        "--model",
+        "openai/fake-model",
+        "--base-url",
+        server.base_url,
+        "--data",
+        str(DATA),
+        "--out",
+        str(out),
+        "--check",
+        "ast",
+        "--retry-delay",
+        "0.01",
+        *extra,
+    ]
+
+
+def run_cli(server: FakeServer, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        _argv(server, out, *extra), env=_env(), capture_output=True, text=True, timeout=120
+    )
+
+
+def _lines(path: Path) -> int:
+    try:
+        return path.read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
+def _start_and_stop_midway(server: FakeServer, out: Path, sig: int) -> subprocess.Popen[str]:
+    outputs = out / "openai-fake-model-fc" / "outputs.jsonl"
+    proc = subprocess.Popen(
+        _argv(server, out, "--concurrency", "2"),
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while _lines(outputs) < 4:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    proc.send_signal(sig)
+    proc.wait(timeout=30)
+    return proc
+
+
+def test_killed_with_sigkill_then_run_again_gives_the_same_scores(dataset, tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    with FakeServer(FakeConfig(dataset, latency_s=0.15)) as srv:
+        whole = run_eval(
+            RunConfig(
+                model="openai/fake-model",
+                base_url=srv.base_url,
+                data=DATA,
+                out=tmp_path / "whole",
+                check=CheckMode.AST,
+            )
+        )
+        killed = _start_and_stop_midway(srv, tmp_path / "killed", signal.SIGKILL)
+        assert killed.returncode == -signal.SIGKILL
+        run_dir = tmp_path / "killed" / "openai-fake-model-fc"
+        kept = _lines(run_dir / "outputs.jsonl")
+        assert 4 <= kept < 16
+        srv.log.clear()
+        again = run_cli(srv, tmp_path / "killed")
+        assert again.returncode == 0, again.stderr
+        assert len(srv.log) <= 16 - kept + 1  # at most one torn line asked again
+    assert "resuming:" in again.stderr
+    scores = (run_dir / "scores.jsonl").read_text()
+    assert scores == (whole.run_dir / "scores.jsonl").read_text()
+    assert len(scores.splitlines()) == 16
+
+
+def test_ctrl_c_stops_cleanly_and_says_how_to_resume(dataset, tmp_path):
+    with FakeServer(FakeConfig(dataset, latency_s=0.15)) as srv:
+        stopped = _start_and_stop_midway(srv, tmp_path, signal.SIGINT)
+        _, stderr = stopped.communicate()
+        assert stopped.returncode == 130, stderr
+        assert "interrupted:" in stderr
+        assert "to resume, run again: tfce-eval run --model openai/fake-model" in stderr
+        assert "Traceback" not in stderr
+        run_dir = tmp_path / "openai-fake-model-fc"
+        raw = (run_dir / "outputs.jsonl").read_bytes()
+        assert raw.endswith(b"\n")
+        records = [json.loads(line) for line in raw.splitlines()]  # every line complete
+        assert 4 <= len(records) < 16
+        meta = json.loads((run_dir / "run.json").read_text())
+        assert meta["status"] == "interrupted"
+        again = run_cli(srv, tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert json.loads((run_dir / "summary.json").read_text())["overall"]["micro"]["accuracy"] == 1.0
+
+
+def test_a_401_stops_at_once_with_exit_code_1_and_says_what_to_fix(dataset, tmp_path):
+    with FakeServer(FakeConfig(dataset, always=("401_echo",))) as srv:
+        proc = run_cli(srv, tmp_path)
+        assert len(srv.log) <= 8  # the first requests (--concurrency 8), none retried
+    assert proc.returncode == 1
+    assert "HTTP 401" in proc.stderr and "set OPENAI_API_KEY" in proc.stderr
+    assert SECRET not in proc.stderr + proc.stdout  # the server echoed it; we do not
+
+
+def test_the_api_key_appears_in_no_file_and_no_output(dataset, tmp_path):
+    with FakeServer(FakeConfig(dataset, api_key=SECRET)) as srv:  # the key is really used
+        dump = run_cli(srv, tmp_path, "--dump-request", "run_parallel_2")
+        assert not srv.log  # --dump-request sends nothing
+        run = run_cli(srv, tmp_path, "--check", "both")
+        assert srv.log and all(r.headers["authorization"] == f"Bearer {SECRET}" for r in srv.log)
+    assert dump.returncode == 0 and run.returncode == 0, run.stderr
+    request = json.loads(dump.stdout)
+    assert request["body"]["model"] == "fake-model"
+    assert request["body"]["parallel_tool_calls"] is True
+    assert request["headers"]["Authorization"] == "Bearer <$OPENAI_API_KEY>"
+    texts = [dump.stdout, dump.stderr, run.stdout, run.stderr]
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert {p.name for p in files} >= {"outputs.jsonl", "run.json", "scores.jsonl", "summary.json"}
+    texts += [p.read_text(encoding="utf-8", errors="replace") for p in files]
+    assert not [t for t in texts if SECRET in t]
+    assert "parallel_multiple" in run.stdout and "written:" in run.stdout
+
+
+def test_usage_errors_exit_2_and_a_changed_run_exits_1(dataset, tmp_path):
+    with FakeServer(FakeConfig(dataset)) as srv:
+        bad_model = subprocess.run(
+            [sys.executable, "-m", "tfce_eval", "run", "--model", "gpt-4o"],
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        first = run_cli(srv, tmp_path, "--category", "simple", "--json")
+        changed = run_cli(srv, tmp_path, "--category", "simple", "--temperature", "0.7")
+    assert bad_model.returncode == 2 and "provider/name" in bad_model.stderr
+    assert first.returncode == 0
+    assert json.loads(first.stdout)["simple"]["accuracy"] == 1.0
+    assert changed.returncode == 1
+    assert "request option temperature: 0.0 (saved) vs 0.7 (now)" in changed.stderr
+    assert "--force" in changed.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "present", "absent"),
+    [
+        (["--temperature", "none"], {"tools"}, {"temperature"}),
+        (
+            ["--temperature", "0.3", "--seed", "5", "--max-tokens", "99"],
+            {"temperature", "seed", "max_tokens"},
+            set(),
+        ),
+        (["--mode", "prompt"], {"temperature"}, {"tools", "tool_choice"}),
+        (["--no-parallel-tool-calls"], {"tools"}, {"parallel_tool_calls"}),
+    ],
+)
+def test_request_options_reach_the_dumped_request(args, present, absent):
+    result = CliRunner().invoke(
+        run_command,
+        ["--model", "vllm/m", "--data", str(DATA), "--dump-request", "run_parallel_0", *args],
+    )
+    assert result.exit_code == 0, result.output
+    body = json.loads(result.output)["body"]
+    assert present <= set(body) and not absent & set(body)
+    if "--temperature" in args:
+        assert body.get("temperature") == (None if "none" in args else 0.3)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--temperature", "3"],
+        ["--temperature", "warm"],
+        ["--concurrency", "0"],
+        ["--mode", "chat"],
+        ["--tool-choice", "maybe"],
+    ],
+)
+def test_bad_option_values_are_usage_errors(args):
+    result = CliRunner().invoke(run_command, ["--model", "vllm/m", *args])
+    assert result.exit_code == 2

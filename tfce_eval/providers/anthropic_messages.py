@@ -1,0 +1,82 @@
+"""Anthropic Messages, through the Anthropic SDK (2.x: API version 2026-10-21).
+
+fc mode sends the functions as `tools` with `input_schema` and `tool_choice {"type": "auto"}`;
+parallel calls are allowed by default. System messages go in `system`. The API of this SDK
+refuses sampling parameters and has no seed, so temperature and seed are never sent (run.json
+says so). The kept message is `{"content": [...blocks], "stop_reason"}`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tfce_eval.providers.base import (
+    MalformedResponse,
+    Mode,
+    RequestOptions,
+    ToolChoice,
+)
+from tfce_eval.providers.prompting import question_messages, split_system, system_prompt
+from tfce_eval.providers.sdk import SdkProvider
+from tfce_eval.schema import wire_tools
+from tfce_eval.types import Item
+
+#: The Messages API requires max_tokens; this is sent when --max-tokens is not given.
+DEFAULT_MAX_TOKENS = 4096
+
+_TOOL_CHOICE = {ToolChoice.AUTO: "auto", ToolChoice.REQUIRED: "any", ToolChoice.NONE: "none"}
+
+
+class AnthropicMessagesProvider(SdkProvider):
+    sdk_name = "anthropic"
+    endpoint = "/v1/messages"
+    usage_keys = ("input_tokens", "output_tokens")
+
+    def fixed_notes(self, options: RequestOptions) -> dict[str, str]:
+        notes: dict[str, str] = {}
+        if options.temperature is not None:
+            notes["temperature"] = (
+                "not sent: the Anthropic Messages API (version 2026-10-21, "
+                "SDK 2.x) refuses sampling parameters"
+            )
+        if options.seed is not None:
+            notes["seed"] = "not sent: the Anthropic Messages API has no seed"
+        if options.max_tokens is None:
+            notes["max_tokens"] = f"{DEFAULT_MAX_TOKENS} sent: the Messages API requires a value"
+        return notes
+
+    def build_request(self, item: Item, options: RequestOptions, mode: Mode) -> dict[str, Any]:
+        system, messages = split_system(question_messages(item.question))
+        if mode is Mode.PROMPT:
+            system = system_prompt(item) + (f"\n\n{system}" if system else "")
+        body: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": options.max_tokens or DEFAULT_MAX_TOKENS,
+        }
+        if system:
+            body["system"] = system
+        body["messages"] = messages
+        tools = wire_tools(item.functions) if mode is Mode.FC else ()
+        if tools:
+            body["tools"] = [
+                {"name": t.name, "description": t.description, "input_schema": t.parameters}
+                for t in tools
+            ]
+            body["tool_choice"] = {"type": _TOOL_CHOICE[options.tool_choice]}
+        return body
+
+    def to_decoder_input(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        content = body.get("content")
+        if not isinstance(content, list):
+            raise MalformedResponse("the response has no content list")
+        return {"content": content, "stop_reason": body.get("stop_reason")}
+
+    def _sdk_client(self) -> Any:
+        if self._client is None:
+            import anthropic
+
+            self._client = anthropic.AsyncAnthropic(
+                api_key=self.api_key, base_url=self.base_url, max_retries=0, timeout=self.timeout_s
+            )
+        return self._client

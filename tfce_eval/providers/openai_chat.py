@@ -1,0 +1,85 @@
+"""OpenAI Chat Completions, for OpenAI itself and every OpenAI-compatible server.
+
+fc mode sends the item's functions as `tools` (wire names and schemas from `schema`),
+`tool_choice`, and `parallel_tool_calls: true` for the parallel categories. prompt mode sends
+the docs in a system prompt and no tools. The response's `choices[0].message` is what the
+decoder reads and what outputs.jsonl keeps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tfce_eval.providers.base import (
+    MalformedResponse,
+    Mode,
+    RequestOptions,
+)
+from tfce_eval.providers.prompting import question_messages, system_prompt
+from tfce_eval.providers.sdk import SdkProvider
+from tfce_eval.schema import wire_tools
+from tfce_eval.types import Item
+
+
+class OpenAIChatProvider(SdkProvider):
+    sdk_name = "openai"
+    endpoint = "/chat/completions"
+    usage_keys = ("prompt_tokens", "completion_tokens")
+
+    @property
+    def _max_tokens_field(self) -> str:
+        # OpenAI's own models take only the newer name; local servers all know the older one.
+        return (
+            "max_completion_tokens"
+            if self.name == "openai" and not self.spec.local
+            else "max_tokens"
+        )
+
+    def build_request(self, item: Item, options: RequestOptions, mode: Mode) -> dict[str, Any]:
+        messages: list[dict[str, Any]] = list(question_messages(item.question))
+        body: dict[str, Any] = {"model": self.model}
+        if mode is Mode.PROMPT:
+            messages.insert(0, {"role": "system", "content": system_prompt(item)})
+        body["messages"] = messages
+        tools = wire_tools(item.functions) if mode is Mode.FC else ()
+        if tools:
+            body["tools"] = [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": t.name,
+                        "description": t.description,
+                        "parameters": t.parameters,
+                    },
+                }
+                for t in tools
+            ]
+            body["tool_choice"] = str(options.tool_choice)
+            if options.parallel_tool_calls and item.category.is_parallel:
+                body["parallel_tool_calls"] = True
+        if options.temperature is not None:
+            body["temperature"] = options.temperature
+        if options.max_tokens is not None:
+            body[self._max_tokens_field] = options.max_tokens
+        if options.seed is not None:
+            body["seed"] = options.seed
+        return body
+
+    def to_decoder_input(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        choices = body.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
+            raise MalformedResponse("the response has no choices")
+        message = choices[0].get("message")
+        if not isinstance(message, Mapping):
+            raise MalformedResponse("the response's first choice has no message")
+        return dict(message)
+
+    def _sdk_client(self) -> Any:
+        if self._client is None:
+            import openai
+
+            self._client = openai.AsyncOpenAI(
+                api_key=self.api_key, base_url=self.base_url, max_retries=0, timeout=self.timeout_s
+            )
+        return self._client

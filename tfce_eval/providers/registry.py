@@ -1,0 +1,132 @@
+"""`--model provider/name`: which SDK speaks to which server, at which base URL, with which key.
+
+OpenAI and Anthropic are reached at their SDK's default URL (or `OPENAI_BASE_URL` /
+`ANTHROPIC_BASE_URL`); the OpenAI-compatible local servers at their usual local address.
+`--base-url` overrides any of them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+from tfce_eval.errors import UsageError
+from tfce_eval.providers.base import Mode, Provider
+
+
+class Api(StrEnum):
+    OPENAI_CHAT = "openai-chat-completions"
+    ANTHROPIC_MESSAGES = "anthropic-messages"
+
+
+@dataclass(frozen=True)
+class ProviderSpec:
+    name: str
+    api: Api
+    default_base_url: str
+    key_env: str
+    base_url_env: str | None = None  # the SDK's own variable for the URL, honoured when set
+    local: bool = False  # a server on the user's machine: no key needed
+
+
+PROVIDERS: Mapping[str, ProviderSpec] = {
+    spec.name: spec
+    for spec in (
+        ProviderSpec(
+            "openai",
+            Api.OPENAI_CHAT,
+            "https://api.openai.com/v1",
+            "OPENAI_API_KEY",
+            "OPENAI_BASE_URL",
+        ),
+        ProviderSpec(
+            "anthropic",
+            Api.ANTHROPIC_MESSAGES,
+            "https://api.anthropic.com",
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_BASE_URL",
+        ),
+        ProviderSpec(
+            "vllm", Api.OPENAI_CHAT, "http://localhost:8000/v1", "OPENAI_API_KEY", local=True
+        ),
+        ProviderSpec(
+            "sglang", Api.OPENAI_CHAT, "http://localhost:30000/v1", "OPENAI_API_KEY", local=True
+        ),
+        ProviderSpec(
+            "ollama", Api.OPENAI_CHAT, "http://localhost:11434/v1", "OPENAI_API_KEY", local=True
+        ),
+        ProviderSpec(
+            "llamacpp", Api.OPENAI_CHAT, "http://localhost:8080/v1", "OPENAI_API_KEY", local=True
+        ),
+        ProviderSpec(
+            "lmstudio", Api.OPENAI_CHAT, "http://localhost:1234/v1", "OPENAI_API_KEY", local=True
+        ),
+    )
+}
+
+#: Sent to local servers when no key is set: the SDK insists on one, the server ignores it.
+PLACEHOLDER_KEY = "not-needed"
+
+
+def parse_model(model: str) -> tuple[ProviderSpec, str]:
+    """`provider/name` -> (spec, name). The name may itself hold slashes (`vllm/Qwen/Qwen3-8B`)."""
+    provider, sep, name = model.partition("/")
+    if not sep or not provider or not name.strip():
+        raise UsageError(
+            f"--model {model!r}: write it as provider/name, e.g. openai/gpt-4o-mini, "
+            f"vllm/Qwen/Qwen2.5-7B-Instruct; providers: {', '.join(PROVIDERS)}"
+        )
+    spec = PROVIDERS.get(provider.lower())
+    if spec is None:
+        raise UsageError(
+            f"--model {model!r}: unknown provider {provider!r}; choose one of "
+            f"{', '.join(PROVIDERS)} (any other OpenAI-compatible server: openai/<name> "
+            "with --base-url)"
+        )
+    return spec, name
+
+
+def resolve_base_url(spec: ProviderSpec, base_url: str | None, env: Mapping[str, str]) -> str:
+    if base_url:
+        return base_url.rstrip("/")
+    if spec.base_url_env and env.get(spec.base_url_env):
+        return env[spec.base_url_env].rstrip("/")
+    return spec.default_base_url
+
+
+def make_provider(
+    model: str,
+    *,
+    base_url: str | None = None,
+    timeout_s: float = 60.0,
+    env: Mapping[str, str] | None = None,
+) -> Provider:
+    """The provider for `--model provider/name`. No SDK is imported until a request is sent."""
+    spec, name = parse_model(model)
+    environ = os.environ if env is None else env
+    url = resolve_base_url(spec, base_url, environ)
+    key = environ.get(spec.key_env) or None
+    if spec.api is Api.ANTHROPIC_MESSAGES:
+        from tfce_eval.providers.anthropic_messages import AnthropicMessagesProvider
+
+        key = key or environ.get("ANTHROPIC_AUTH_TOKEN") or None
+        return AnthropicMessagesProvider(
+            spec, name, url, key, explicit_url=bool(base_url), timeout_s=timeout_s
+        )
+    from tfce_eval.providers.openai_chat import OpenAIChatProvider
+
+    return OpenAIChatProvider(
+        spec, name, url, key, explicit_url=bool(base_url), timeout_s=timeout_s
+    )
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def default_run_name(provider: str, model: str, mode: Mode) -> str:
+    """results/<provider>-<model>-<mode>, the model's slashes and odd characters made safe."""
+    safe = _UNSAFE.sub("_", model).strip("._") or "model"
+    return f"{provider}-{safe}-{mode}"

@@ -1,0 +1,190 @@
+"""What the OpenAI and Anthropic providers share: keys, sending, error classification.
+
+Both SDKs raise the same family of exceptions (a timeout, a connection error, a status error
+carrying the response), so one classifier serves both. The key is read from the environment
+once, handed to the SDK, and scrubbed from every message this package produces.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import time
+from abc import abstractmethod
+from collections.abc import Mapping
+from importlib import metadata
+from types import ModuleType
+from typing import Any
+
+from tfce_eval.providers.base import (
+    ErrorKind,
+    MalformedResponse,
+    Provider,
+    ProviderError,
+    Response,
+    ServerContext,
+    Usage,
+    classify_status,
+)
+from tfce_eval.providers.registry import PLACEHOLDER_KEY, ProviderSpec
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class SdkProvider(Provider):
+    """A provider backed by one of the vendor SDKs (imported on first use)."""
+
+    #: The SDK's import name and distribution name.
+    sdk_name: str
+    #: The path requests are posted to, under the base URL.
+    endpoint: str
+    #: The response's usage fields for input and output tokens.
+    usage_keys: tuple[str, str]
+
+    def __init__(
+        self,
+        spec: ProviderSpec,
+        model: str,
+        base_url: str,
+        api_key: str | None,
+        *,
+        explicit_url: bool = False,
+        timeout_s: float = 60.0,
+    ) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.model = model
+        self.base_url = base_url
+        self.timeout_s = timeout_s
+        self._key = api_key
+        # A key is needed only for the vendors' own endpoints.
+        self._needs_key = not spec.local and not explicit_url
+        self._client: Any = None
+
+    # --- keys -----------------------------------------------------------------------------
+
+    @property
+    def api_key(self) -> str:
+        return self._key or PLACEHOLDER_KEY
+
+    def credentials_problem(self) -> str | None:
+        if self._key is None and self._needs_key:
+            return (
+                f"no API key: set {self.spec.key_env} (it is read from the environment and "
+                "never written to any file)"
+            )
+        return None
+
+    def scrub(self, text: str) -> str:
+        """`text` with the key replaced, for anything that may be shown or written."""
+        if self._key and len(self._key) >= 4:
+            text = text.replace(self._key, "***")
+        return text
+
+    def redacted_headers(self) -> dict[str, str]:
+        source = f"${self.spec.key_env}" if self._key else f"placeholder {PLACEHOLDER_KEY!r}"
+        return {"Authorization": f"Bearer <{source}>", "Content-Type": "application/json"}
+
+    # --- SDK ------------------------------------------------------------------------------
+
+    def sdk_versions(self) -> dict[str, str]:
+        versions: dict[str, str] = {}
+        for dist in (self.sdk_name, "httpx2"):
+            try:
+                versions[dist] = metadata.version(dist)
+            except metadata.PackageNotFoundError:
+                continue
+        return versions
+
+    @abstractmethod
+    def _sdk_client(self) -> Any:
+        """The SDK's async client, created on first use (the SDK's own retries off)."""
+
+    def request_url(self) -> str:
+        return self.base_url + self.endpoint
+
+    async def send(self, request: Mapping[str, Any]) -> Response:
+        import httpx2
+
+        client = self._sdk_client()
+        start = time.perf_counter()
+        # Posted as built, not re-shaped by the SDK's typed `create`: what --dump-request
+        # shows is byte for byte what is sent, and no time goes to re-validating it.
+        http = await client.post(self.endpoint, body=dict(request), cast_to=httpx2.Response)
+        latency = time.perf_counter() - start
+        body = self._json_body(http.text)
+        return Response(body, self._usage(body, *self.usage_keys), latency)
+
+    def classify(self, exc: BaseException) -> ProviderError:
+        return self.classify_with(importlib.import_module(self.sdk_name), exc)
+
+    @staticmethod
+    def _json_body(text: str) -> dict[str, Any]:
+        try:
+            body = json.loads(text)
+        except ValueError as exc:
+            raise MalformedResponse(f"the response body is not valid JSON ({exc})") from None
+        if not isinstance(body, dict):
+            raise MalformedResponse(
+                f"the response body is a JSON {type(body).__name__}, not an object"
+            )
+        return body
+
+    @staticmethod
+    def _usage(body: Mapping[str, Any], input_key: str, output_key: str) -> Usage:
+        usage = body.get("usage")
+        if not isinstance(usage, Mapping):
+            return Usage()
+        return Usage(_count(usage.get(input_key)), _count(usage.get(output_key)))
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await client.close()
+
+    # --- errors ---------------------------------------------------------------------------
+
+    def _context(self) -> ServerContext:
+        return ServerContext(
+            self.name, self.model, self.base_url, self.spec.key_env, self.spec.local
+        )
+
+    def classify_with(self, sdk: ModuleType, exc: BaseException) -> ProviderError:
+        error = self._classify(sdk, exc)
+        return ProviderError(
+            error.kind,
+            self.scrub(error.message),
+            error.status,
+            error.retry_after,
+            error.param,
+            None if error.hint is None else self.scrub(error.hint),
+        )
+
+    def _classify(self, sdk: ModuleType, exc: BaseException) -> ProviderError:
+        if isinstance(exc, MalformedResponse):
+            return ProviderError(ErrorKind.RETRYABLE, f"malformed response: {exc}")
+        if isinstance(exc, sdk.APITimeoutError):
+            return ProviderError(
+                ErrorKind.RETRYABLE, f"no answer within {self.timeout_s:g} s (--timeout)"
+            )
+        if isinstance(exc, sdk.APIConnectionError):
+            cause = exc.__cause__ or exc.__context__
+            detail = f"{type(cause).__name__}: {cause}" if cause else str(exc)
+            return ProviderError(
+                ErrorKind.RETRYABLE, f"connection to {self.base_url} failed ({detail})"
+            )
+        if isinstance(exc, sdk.APIStatusError):
+            headers = getattr(exc.response, "headers", None)
+            return classify_status(
+                exc.status_code, exc.body, headers, str(exc.message), self._context()
+            )
+        if isinstance(exc, ValueError):  # a body the SDK itself could not decode
+            return ProviderError(ErrorKind.RETRYABLE, f"malformed response: {exc}")
+        return ProviderError(
+            ErrorKind.FATAL,
+            f"{type(exc).__name__}: {exc}",
+            hint=f"unexpected error from the {self.sdk_name} SDK; check --model, --base-url "
+            f"and {self.spec.key_env}",
+        )

@@ -1,0 +1,155 @@
+"""run.json: what a run is (its identity) and what happened (times, notes, counts) (SPEC 8).
+
+A run is defined by the dataset, the model and server, the mode, the request options and the
+item selection. Running the same command again resumes only when all of these are unchanged;
+otherwise `identity_differences` lists what changed, for a message that suggests `--force` or
+another run directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from tfce_eval import __version__
+
+#: The run.json fields that define a run: resume refuses when one of them differs.
+IDENTITY_FIELDS = (
+    "dataset_sha256",
+    "provider",
+    "model",
+    "base_url",
+    "mode",
+    "request_options",
+    "categories",
+    "selection_sha256",
+)
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def selection_digest(ids: Iterable[str]) -> str:
+    """SHA-256 of the selected ids, one a line, in order."""
+    h = hashlib.sha256()
+    for item_id in ids:
+        h.update(item_id.encode("utf-8") + b"\n")
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class RunIdentity:
+    dataset_sha256: str
+    provider: str
+    model: str
+    base_url: str
+    mode: str
+    request_options: Mapping[str, Any]
+    categories: tuple[str, ...]
+    selection_sha256: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "dataset_sha256": self.dataset_sha256,
+            "provider": self.provider,
+            "model": self.model,
+            "base_url": self.base_url,
+            "mode": self.mode,
+            "request_options": dict(self.request_options),
+            "categories": list(self.categories),
+            "selection_sha256": self.selection_sha256,
+        }
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _identity_view(meta: Mapping[str, Any]) -> dict[str, Any]:
+    dataset = _mapping(meta.get("dataset"))
+    selection = _mapping(meta.get("selection"))
+    return {
+        "dataset_sha256": dataset.get("sha256"),
+        "provider": meta.get("provider"),
+        "model": meta.get("model"),
+        "base_url": meta.get("base_url"),
+        "mode": meta.get("mode"),
+        "request_options": meta.get("request_options"),
+        "categories": meta.get("categories"),
+        "selection_sha256": selection.get("ids_sha256"),
+    }
+
+
+def identity_differences(old_meta: Mapping[str, Any], new: RunIdentity) -> list[str]:
+    """One line per identity field that differs: `model: 'a' (saved) vs 'b' (now)`."""
+    old = _identity_view(old_meta)
+    now = new.to_json()
+    lines: list[str] = []
+    for name in IDENTITY_FIELDS:
+        if old.get(name) != now[name]:
+            if name == "request_options" and isinstance(old.get(name), Mapping):
+                for key in sorted(set(old[name]) | set(now[name])):
+                    before, after = old[name].get(key), now[name].get(key)
+                    if before != after:
+                        lines.append(f"request option {key}: {before!r} (saved) vs {after!r} (now)")
+            elif name in ("dataset_sha256", "selection_sha256"):
+                what = "dataset contents" if name == "dataset_sha256" else "selected items"
+                lines.append(
+                    f"{what} differ (SHA-256 {str(old.get(name))[:12]}... saved vs "
+                    f"{now[name][:12]}... now)"
+                )
+            else:
+                lines.append(f"{name}: {old.get(name)!r} (saved) vs {now[name]!r} (now)")
+    return lines
+
+
+def build_meta(
+    identity: RunIdentity,
+    *,
+    api: str,
+    dataset_path: str | list[str],
+    selection: Mapping[str, Any],
+    settings: Mapping[str, Any],
+    sdk: Mapping[str, str],
+    request_notes: Mapping[str, str],
+    dropped_params: Mapping[str, str],
+    started_at: str,
+) -> dict[str, Any]:
+    """A fresh run.json. `settings` holds the policy, check and transport options as JSON."""
+    return {
+        "harness": {
+            "name": "tfce-eval",
+            "version": __version__,
+            "python": platform.python_version(),
+        },
+        "status": "running",
+        "provider": identity.provider,
+        "model": identity.model,
+        "api": api,
+        "base_url": identity.base_url,
+        "mode": identity.mode,
+        "request_options": dict(identity.request_options),
+        "request_notes": dict(request_notes),
+        "dropped_params": dict(dropped_params),
+        **dict(settings),
+        "dataset": {"path": dataset_path, "sha256": identity.dataset_sha256},
+        "categories": list(identity.categories),
+        "selection": {**dict(selection), "ids_sha256": identity.selection_sha256},
+        "sdk": dict(sdk),
+        "started_at": started_at,
+        "sessions": [],
+        "finished_at": None,
+    }
+
+
+def dropped_from(meta: Mapping[str, Any]) -> dict[str, str]:
+    """Request fields an earlier session dropped (kept dropped when resuming)."""
+    dropped = meta.get("dropped_params")
+    if not isinstance(dropped, Mapping):
+        return {}
+    return {str(k): str(v) for k, v in dropped.items()}
