@@ -12,7 +12,6 @@ from tfce_eval.report import Prices, ReportFormat, load_run, render, render_tabl
 from tfce_eval.results import write_text_atomic
 
 
-
 class _ReportFailure(click.ClickException):
     """A bad run directory as `error: ...` on stderr, exit 1, also when run outside the group."""
 

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 
 from tfce_eval.cli.options import (
     build_policy,
@@ -23,7 +22,7 @@ from tfce_eval.cli.options import (
     parse_categories,
     policy_options,
 )
-from tfce_eval.cli.render import print_warnings
+from tfce_eval.cli.render import print_warnings, stdout_console
 from tfce_eval.execute import CheckMode
 from tfce_eval.progress import make_progress
 from tfce_eval.providers import Mode, RequestOptions, ToolChoice
@@ -261,8 +260,7 @@ def run_command(
 
 
 def _print_result(result: RunResult) -> None:
-    console = Console(width=None if sys.stdout.isatty() else 140)
-    console.print(render_table([load_run(result.run_dir)]))
+    stdout_console().print(render_table([load_run(result.run_dir)]))
     for note in result.notes:
         click.echo(f"note: {note}")
     line = f"{result.selected} items"
