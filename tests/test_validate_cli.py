@@ -24,9 +24,10 @@ DOC = {
 def write_dataset(root: Path, items: list[tuple[dict[str, Any], Any]]) -> Path:
     (root / "questions").mkdir(parents=True)
     (root / "answers").mkdir()
-    with (root / "questions" / "simple.jsonl").open("w", encoding="utf-8") as fq, (
-        root / "answers" / "simple.jsonl"
-    ).open("w", encoding="utf-8") as fa:
+    with (
+        (root / "questions" / "simple.jsonl").open("w", encoding="utf-8") as fq,
+        (root / "answers" / "simple.jsonl").open("w", encoding="utf-8") as fa,
+    ):
         for question, truth in items:
             fq.write(json.dumps(question, ensure_ascii=False) + "\n")
             if truth is not None:
