@@ -97,3 +97,17 @@ def test_exec_checks_compare_docs_with_implementations(tmp_path: Path) -> None:
     assert "factor" in result.output  # the default differs from the doc's
     assert "s_1" in result.output and "x must be >= 0" in result.output
     assert invoke("--data", str(root), "--no-exec").exit_code == 0
+
+
+def test_null_for_an_optional_parameter_is_not_given(tmp_path: Path) -> None:
+    root = write_dataset(
+        tmp_path / "d",
+        [
+            (question("s_0"), {"scale": {"x": 3.5, "factor": None}}),
+            (question("s_1"), {"scale": {"x": None}}),  # null for a required one is not
+        ],
+    )
+    result = invoke("--data", str(root), "--no-exec", "--json")
+    findings = json.loads(result.stdout)["findings"]
+    assert [(f["id"], f["level"]) for f in findings] == [("s_1", "error")]
+    assert result.exit_code == 1

@@ -274,6 +274,8 @@ def _call_problems(
         if not expected.values and not expected.may_omit:
             problems.append(("error", f"{doc.name}.{name}: no acceptable value"))
         for value in expected.values:
+            if value is None and name not in doc.required:
+                continue  # null for an optional parameter means "not given" (SPEC 5.2.5)
             walk = _ValueWalk(expected.nested_alternatives)
             coerced = walk.run(value, schema, f"{doc.name}.{name}")
             problems += walk.problems
