@@ -7,17 +7,43 @@ of each parameter, and nothing for a parameter that may be omitted without a val
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from tfce_eval.dataset import Dataset
+from tfce_eval.typecheck import expand_alternatives
 from tfce_eval.types import Item
+
+
+def _first_choice(value: Any, schema: Any) -> Any:
+    """Collapse BFCL's nested alternatives ({"k": [v1, v2, ""]}) to one value per member."""
+    props = schema.get("properties", {}) if isinstance(schema, Mapping) else {}
+    items = schema.get("items") if isinstance(schema, Mapping) else None
+    if isinstance(value, Mapping):
+        out = {}
+        for key, member in value.items():
+            choices, _ = expand_alternatives(member, props.get(key))
+            if choices:
+                out[key] = _first_choice(choices[0], props.get(key))
+        return out
+    if isinstance(value, list):
+        return [_first_choice(v, items) for v in value]
+    return value
 
 
 def perfect_calls(item: Item) -> list[dict[str, Any]]:
     out = []
     for exp in item.expected:
-        arguments = {name: p.values[0] for name, p in exp.params.items() if p.values}
+        doc = item.function(exp.name)
+        arguments = {}
+        for name, p in exp.params.items():
+            if not p.values:
+                continue
+            value = p.values[0]
+            if p.nested_alternatives:
+                value = _first_choice(value, doc.properties.get(name) if doc else None)
+            arguments[name] = value
         out.append({"name": exp.name, "arguments": arguments})
     return out
 
