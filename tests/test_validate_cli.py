@@ -111,3 +111,25 @@ def test_null_for_an_optional_parameter_is_not_given(tmp_path: Path) -> None:
     findings = json.loads(result.stdout)["findings"]
     assert [(f["id"], f["level"]) for f in findings] == [("s_1", "error")]
     assert result.exit_code == 1
+
+
+def test_enum_value_equal_only_after_normalisation_is_a_warning(tmp_path: Path) -> None:
+    doc = {
+        "name": "pick",
+        "description": "Pick a material.",
+        "parameters": {
+            "type": "dict",
+            "properties": {"material": {"type": "string", "enum": ["Bronze", "Marble"]}},
+            "required": ["material"],
+        },
+    }
+    root = write_dataset(
+        tmp_path / "d",
+        [
+            (question("s_0", doc), {"pick": {"material": "bronze"}}),
+            (question("s_1", doc), {"pick": {"material": "Steel"}}),
+        ],
+    )
+    result = invoke("--data", str(root), "--no-exec", "--json")
+    findings = json.loads(result.stdout)["findings"]
+    assert [(f["id"], f["level"]) for f in findings] == [("s_0", "warning"), ("s_1", "error")]

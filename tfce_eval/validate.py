@@ -30,6 +30,7 @@ from typing import Any, Literal
 from jsonschema import Draft7Validator, Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
+from tfce_eval.compare import strings_equal
 from tfce_eval.dataset import Dataset, scan_dataset
 from tfce_eval.errors import DataError
 from tfce_eval.schema import canonical_kind, to_wire_schema
@@ -289,7 +290,18 @@ def _schema_problems(value: Any, schema: dict[str, Any], path: str) -> list[tupl
     return [
         ("error", f"{path}{''.join(f'[{p!r}]' for p in error.absolute_path)}: {error.message}")
         for error in validator.iter_errors(value)
+        if not _enum_after_normalisation(error.validator, error.instance, error.validator_value)
     ]
+
+
+def _enum_after_normalisation(keyword: Any, instance: Any, allowed: Any) -> bool:
+    """An enum miss that string normalisation forgives; _ValueWalk has warned about it."""
+    return (
+        keyword == "enum"
+        and isinstance(instance, str)
+        and isinstance(allowed, list)
+        and any(isinstance(e, str) and strings_equal(instance, e) for e in allowed)
+    )
 
 
 class _ValueWalk:
@@ -325,8 +337,23 @@ class _ValueWalk:
             )
         enum = schema.get("enum") if schema is not None else None
         if isinstance(enum, list) and not any(_same(coerced, e) for e in enum):
-            self.failed = True
-            self.problems.append(("error", f"{path}: {_show(value)} is not one of {_show(enum)}"))
+            if any(
+                isinstance(e, str) and isinstance(coerced, str) and strings_equal(coerced, e)
+                for e in enum
+            ):
+                # The checker compares normalised strings, so scoring is unaffected.
+                self.problems.append(
+                    (
+                        "warning",
+                        f"{path}: {_show(value)} is one of {_show(enum)} only "
+                        "after normalisation (case, width, punctuation)",
+                    )
+                )
+            else:
+                self.failed = True
+                self.problems.append(
+                    ("error", f"{path}: {_show(value)} is not one of {_show(enum)}")
+                )
         if kind is Kind.ARRAY:
             items = schema.get("items") if schema is not None else None
             return [self.run(e, items, f"{path}[{i}]") for i, e in enumerate(coerced)]
