@@ -414,3 +414,70 @@ def test_check_call_is_usable_alone() -> None:
     assert result.ok
     wrong = check_call(Call("other", {}), GT_PL, doc(PATH_LOSS), Policy())
     assert wrong.problems[0].code is ErrorCode.WRONG_FUNCTION
+
+
+def _variants(rng: Any, value: Any) -> list[Any]:
+    """Values near `value` that the rules treat in different ways."""
+    if isinstance(value, bool):
+        return [value, not value, "true", 1, None]
+    if isinstance(value, int | float):
+        return [value, float(value), value + 0.5, str(value), value * 10, True, None]
+    if isinstance(value, str):
+        return [value, value.lower(), value.upper() + " ", "其他", 5, None]
+    if isinstance(value, list):
+        return [value, list(reversed(value)), value[:-1], [*value, value[0]] if value else [1]]
+    if isinstance(value, dict):
+        return [value, {**value, "x": 1}, {k: v for k, v in list(value.items())[1:]}]
+    return [value, None]
+
+
+@pytest.mark.parametrize(
+    "policy",
+    [
+        Policy(),
+        Policy(optional_params=OptionalParams.ANY),
+        Policy(optional_params=OptionalParams.FORBID),
+        Policy(coerce_strings=True),
+        Policy(strict_strings=True),
+    ],
+    ids=["default", "any", "forbid", "coerce", "strict"],
+)
+def test_fast_yes_no_check_agrees_with_the_explaining_check(policy: Policy) -> None:
+    import random
+
+    from tfce_eval.fastcheck import declarations, satisfies
+    from tfce_eval.typecheck import MatchOptions
+
+    rng = random.Random(7)
+    cases = [
+        (PATH_LOSS, GT_PL, ARGS),
+        (
+            PRB,
+            tfce_call("compute_prb_count", bandwidth_mhz=100, scs_khz=30, frequency_range="FR2"),
+            {"bandwidth_mhz": 100, "scs_khz": 30, "frequency_range": "FR2"},
+        ),
+        (NESTED, NESTED_GT, {"carriers": NESTED_GT.params["carriers"].values[0]}),
+        (FLAGS, tfce_call("harq", enabled=True), {"enabled": True, "count": 4}),
+    ]
+    options = MatchOptions(
+        coerce_strings=policy.coerce_strings, strict_strings=policy.strict_strings, explain=False
+    )
+    compared = 0
+    for raw_doc, expected, good in cases:
+        declared = list(raw_doc["parameters"]["properties"])
+        kinds, required = declarations(expected, doc(raw_doc))
+        for _ in range(300):
+            arguments = dict(good)
+            for name in rng.sample(declared, k=rng.randint(0, len(declared))):
+                base = arguments.get(name, raw_doc["parameters"]["properties"][name].get("default"))
+                arguments[name] = rng.choice(_variants(rng, base))
+            if rng.random() < 0.2 and arguments:
+                arguments.pop(rng.choice(list(arguments)))
+            if rng.random() < 0.1:
+                arguments["undeclared"] = 1
+            call = Call(expected.name if rng.random() < 0.95 else "other", arguments)
+            slow = check_call(call, expected, doc(raw_doc), policy).ok
+            fast = satisfies(call, expected, kinds, required, policy, options)
+            assert fast == slow, (call, slow)
+            compared += 1
+    assert compared == 1200

@@ -297,3 +297,26 @@ def test_builtin_data_is_found() -> None:
     root = builtin_data_dir()
     assert (root / "questions").is_dir() and (root / "answers").is_dir()
     assert (root / "functions" / "__init__.py").is_file()
+
+
+def test_records_in_memory_keep_details_only_for_the_first_failures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tfce_eval.scoring as scoring
+
+    monkeypatch.setattr(scoring, "KEEP_DETAILS", 1)
+    examples = REPO / "examples" / "outputs.jsonl"
+    result = scoring.score_outputs(
+        examples, load_dataset(), scoring.ScoreOptions(), tmp_path / "out"
+    )
+    on_disk = read_scores(tmp_path / "out" / "scores.jsonl")
+    assert [r.id for r in result.records] == [r["id"] for r in on_disk]
+    failing = [r for r in result.records if not r.valid]
+    with_details = [r for r in failing if r.details and "expected" in r.details]
+    assert len({r.category for r in failing}) == len(with_details)  # one per category
+    ast_failures = [r for r in on_disk if not r["valid"] and not r["error_type"].startswith("exec")]
+    assert all("expected" in r["details"] for r in ast_failures)
+    # The summary still counts exec errors of records whose details were left out.
+    exec_errors = sum(1 for r in on_disk if r["details"].get("exec", {}).get("valid") is False)
+    summary = result.summary["overall"]["exec"]
+    assert summary["covered"] - summary["correct"] == exec_errors

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
+from tfce_eval.fastcheck import Kinds, declarations, equals_default, satisfies
 from tfce_eval.matching import max_matching
 from tfce_eval.typecheck import (
     CoercionError,
@@ -69,15 +71,6 @@ def _declared_default(schema: Mapping[str, Any] | None) -> tuple[bool, Any]:
     if isinstance(schema, Mapping) and "default" in schema:
         return True, schema["default"]
     return False, None
-
-
-def _equals_default(schema: Mapping[str, Any] | None, value: Any, options: MatchOptions) -> bool:
-    has_default, default = _declared_default(schema)
-    if not has_default:
-        return False
-    if default is None or value is None:
-        return default is None and value is None
-    return match_any(schema, [default], value, "", options) is None
 
 
 def check_call(
@@ -140,7 +133,7 @@ def check_call(
         if name in required:
             continue  # already reported as missing_required
         schema = properties.get(name)
-        if exp.may_omit or any(_equals_default(schema, v, options) for v in exp.values):
+        if exp.may_omit or any(equals_default(schema, v, options) for v in exp.values):
             continue
         shown = exp.values[0] if exp.values else None
         problems.append(
@@ -209,7 +202,7 @@ def _check_unasked(
         except CoercionError as exc:
             return _problem(ErrorCode.TYPE_ERROR, name, f"{name}: {exc}", None, value)
         return None
-    if _equals_default(schema, value, options):
+    if equals_default(schema, value, options):
         return None
     has_default, default = _declared_default(schema)
     because = f"its default is {default!r}" if has_default else "it has no default"
@@ -246,16 +239,64 @@ def _problem_json(p: Mismatch) -> dict[str, Any]:
 _DEFAULT_POLICY = Policy()
 
 
+@lru_cache(maxsize=64)
+def _yes_no_options(policy: Policy) -> MatchOptions:
+    return MatchOptions(
+        coerce_strings=policy.coerce_strings, strict_strings=policy.strict_strings, explain=False
+    )
+
+
+def _pair_calls(
+    calls: Sequence[Call], expected: Sequence[ExpectedCall], fits: Any
+) -> list[int | None]:
+    """Pair calls with expected calls: a first-fit pass, then maximum matching if it fails.
+
+    A perfect pairing found by first fit is as good as any other (the verdict only asks
+    whether one exists), and right answers, the common case, are settled after about half
+    the pairs are asked. When first fit leaves a call unpaired, the full table decides, so
+    the verdict never depends on the order of the calls.
+    """
+    n_expected = len(expected)
+    table: list[list[bool | None]] = [[None] * n_expected for _ in calls]
+    taken = [False] * n_expected
+    first_fit: list[int | None] = []
+    for ci, call in enumerate(calls):
+        found = None
+        row = table[ci]
+        for ei in range(n_expected):
+            if taken[ei]:
+                continue
+            ok = row[ei] = fits(call, expected[ei])
+            if ok:
+                found = ei
+                taken[ei] = True
+                break
+        first_fit.append(found)
+    if sum(taken) == min(len(calls), n_expected):
+        return first_fit
+    for ci, call in enumerate(calls):
+        row = table[ci]
+        for ei in range(n_expected):
+            if row[ei] is None:
+                row[ei] = fits(call, expected[ei])
+    return max_matching([[bool(ok) for ok in row] for row in table])
+
+
 def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLICY) -> Verdict:
-    """Judge one item's decoded answer against its ground truth (SPEC 5.1)."""
+    """Judge one item's decoded answer against its ground truth (SPEC 5.1).
+
+    A valid verdict's details hold the pairing (`matching`: [call index, expected index]);
+    a failing one's also hold the expected and received calls and the problems found.
+    """
     expected = item.expected
-    base: dict[str, Any] = {"expected": [_expected_json(e) for e in expected]}
     if decoded.calls is None:
         return Verdict(
-            False, ErrorCode.PARSE_ERROR, decoded.error or "the answer could not be decoded", base
+            False,
+            ErrorCode.PARSE_ERROR,
+            decoded.error or "the answer could not be decoded",
+            _failure_details(expected, None),
         )
     calls = decoded.calls
-    base["calls"] = [c.to_json() for c in calls]
     if not expected:
         if calls:
             names = ", ".join(c.name for c in calls)
@@ -263,38 +304,54 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLI
                 False,
                 ErrorCode.UNEXPECTED_CALL,
                 f"no call was expected, received {len(calls)} ({names})",
-                base,
+                _failure_details(expected, calls),
             )
-        return Verdict(True, details=base)
+        return Verdict(True, details={"matching": []})
     if not calls:
         return Verdict(
-            False, ErrorCode.NO_CALL, f"expected {len(expected)} call(s), the model made none", base
+            False,
+            ErrorCode.NO_CALL,
+            f"expected {len(expected)} call(s), the model made none",
+            _failure_details(expected, calls),
         )
 
-    checks = [
-        [check_call(call, exp, item.function(exp.name), policy) for exp in expected]
-        for call in calls
-    ]
-    matching = max_matching([[c.ok for c in row] for row in checks])
+    options = _yes_no_options(policy)
+    declared: dict[str, tuple[Kinds, tuple[str, ...]]] = {}
+    for e in expected:
+        if e.name not in declared:
+            declared[e.name] = declarations(e, item.function(e.name))
+
+    def fits(call: Call, exp: ExpectedCall) -> bool:
+        kinds, required = declared[exp.name]
+        return satisfies(call, exp, kinds, required, policy, options)
+
+    if len(calls) == len(expected) == 1:
+        if fits(calls[0], expected[0]):
+            return Verdict(True, details={"matching": [[0, 0]]})
+        matching: list[int | None] = [None]
+    else:
+        matching = _pair_calls(calls, expected, fits)
     pairs = [(ci, ei) for ci, ei in enumerate(matching) if ei is not None]
+    if len(calls) == len(expected) == len(pairs):
+        return Verdict(True, details={"matching": [list(p) for p in pairs]})
+
+    base = _failure_details(expected, calls)
     base["matching"] = [list(p) for p in pairs]
+    unmatched = _unmatched(expected, pairs)
+    base["unmatched"] = unmatched
     if len(calls) != len(expected):
-        base["unmatched"] = _unmatched(expected, pairs)
         return Verdict(
             False,
             ErrorCode.WRONG_COUNT,
             f"expected {len(expected)} call(s), received {len(calls)}",
             base,
         )
-    if len(pairs) == len(expected):
-        return Verdict(True, details=base)
-
-    unmatched = _unmatched(expected, pairs)
-    base["unmatched"] = unmatched
     free_calls = [ci for ci, ei in enumerate(matching) if ei is None] or list(range(len(calls)))
     first = unmatched[0]
+    doc = item.function(expected[first].name)
     ci, closest = min(
-        ((ci, checks[ci][first]) for ci in free_calls), key=lambda pair: pair[1].distance()
+        ((ci, check_call(calls[ci], expected[first], doc, policy)) for ci in free_calls),
+        key=lambda pair: pair[1].distance(),
     )
     problems = closest.problems
     base["problems"] = [_problem_json(p) for p in problems]
@@ -306,6 +363,15 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLI
     if len(problems) > 3:
         message += f"; and {len(problems) - 3} more"
     return Verdict(False, problems[0].code, message, base)
+
+
+def _failure_details(
+    expected: Sequence[ExpectedCall], calls: Sequence[Call] | None
+) -> dict[str, Any]:
+    return {
+        "expected": [_expected_json(e) for e in expected],
+        "calls": None if calls is None else [c.to_json() for c in calls],
+    }
 
 
 def _unmatched(expected: Sequence[ExpectedCall], pairs: Sequence[tuple[int, int]]) -> list[int]:

@@ -16,7 +16,8 @@ import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import IO, Any
 
 from tfce_eval.errors import DataError
 from tfce_eval.types import Category, ErrorCode, ScoreRecord
@@ -83,20 +84,55 @@ def write_json(path: Path, obj: Any) -> None:
     write_text_atomic(path, json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
 
 
+class AtomicLines:
+    """Writes JSON lines to a temporary file that replaces `path` only when all is written.
+
+    `with AtomicLines(path) as out: out.write(row)`: an exception inside the block leaves
+    `path` as it was (an earlier file stays whole) and removes the temporary file.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fh: IO[str] | None = None
+        self._tmp: str | None = None
+
+    def __enter__(self) -> AtomicLines:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, self._tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
+        self._fh = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+        return self
+
+    def write(self, row: Mapping[str, Any]) -> None:
+        if self._fh is None:
+            raise RuntimeError("AtomicLines used outside its `with` block")
+        self._fh.write(dumps(row))
+        self._fh.write("\n")
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        fh, tmp = self._fh, self._tmp
+        self._fh = self._tmp = None
+        if fh is None or tmp is None:
+            return
+        try:
+            if exc_type is None:
+                fh.flush()
+                os.fsync(fh.fileno())
+            fh.close()
+            if exc_type is None:
+                os.replace(tmp, self.path)
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+
+
 def write_lines_atomic(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            for row in rows:
-                fh.write(dumps(row))
-                fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with AtomicLines(path) as out:
+        for row in rows:
+            out.write(row)
 
 
 def write_scores(path: Path, records: Iterable[ScoreRecord]) -> None:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from functools import lru_cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import IO, Any
 
 from tfce_eval.check import check_item
@@ -21,7 +23,7 @@ from tfce_eval.dataset import Dataset
 from tfce_eval.decode import decode_output
 from tfce_eval.errors import DataError
 from tfce_eval.execute import CheckMode, ExecOptions, Executor, ExecVerdict, default_functions_dir
-from tfce_eval.results import OutputsIndex, RunDir, index_outputs, write_json, write_scores
+from tfce_eval.results import AtomicLines, OutputsIndex, RunDir, index_outputs, write_json
 from tfce_eval.schema import name_map
 from tfce_eval.summary import UsageStats, summarize
 from tfce_eval.types import (
@@ -32,7 +34,6 @@ from tfce_eval.types import (
     Policy,
     ScoreRecord,
     Verdict,
-    natural_key,
 )
 
 
@@ -65,6 +66,9 @@ class ScoreOptions:
 
 @dataclass(frozen=True)
 class ScoreResult:
+    """What a score produced. `records` is every item in id order; the details of all but the
+    first failures of each category are left out of memory (scores.jsonl has them all)."""
+
     records: tuple[ScoreRecord, ...]
     summary: dict[str, Any]
     warnings: tuple[str, ...]
@@ -189,14 +193,58 @@ def _exec_check(
     return executor.check_item(item, decoded.calls or (), matching)
 
 
+#: Failing records per category and kind (model error, request error) whose details stay in
+#: memory for the reports' failure lists; every record's details are in scores.jsonl.
+KEEP_DETAILS = 50
+
+
+class _Keeper:
+    """Keeps in memory what the summary and the reports need of each record, and no more.
+
+    A run of 100,000 items would hold hundreds of MB of details (expected and received
+    calls, problems); records are written to scores.jsonl as they are made, and in memory
+    only the first failures of each category keep their details.
+    """
+
+    def __init__(self) -> None:
+        self.records: list[ScoreRecord] = []
+        self._kept: dict[tuple[Category, bool], int] = {}
+
+    def add(self, record: ScoreRecord) -> None:
+        if not record.valid:
+            key = (record.category, record.error_type is ErrorCode.REQUEST_ERROR)
+            if self._kept.get(key, 0) < KEEP_DETAILS:
+                self._kept[key] = self._kept.get(key, 0) + 1
+                self.records.append(record)
+                return
+        self.records.append(replace(record, details=_slim(record.details)))
+
+
+@lru_cache(maxsize=16)
+def _exec_only(error_type: str | None) -> Mapping[str, Any]:
+    return MappingProxyType({"exec": MappingProxyType({"error_type": error_type})})
+
+
+_NO_DETAILS: Mapping[str, Any] = MappingProxyType({})
+
+
+def _slim(details: Mapping[str, Any]) -> Mapping[str, Any]:
+    """What the summary reads of the details: the exec error code, if any."""
+    exec_details = details.get("exec")
+    if isinstance(exec_details, Mapping) and not exec_details.get("valid"):
+        return _exec_only(exec_details.get("error_type"))
+    return _NO_DETAILS
+
+
 def _score_items(
     items: Iterator[Item],
     index: OutputsIndex,
     options: ScoreOptions,
     executor: Executor | None,
     usage: UsageStats,
-) -> list[ScoreRecord]:
-    records: list[ScoreRecord] = []
+    out: AtomicLines,
+    keeper: _Keeper,
+) -> None:
     with index.path.open("rb") as fh:
         for item in items:
             if item.id not in index.offsets:
@@ -213,10 +261,9 @@ def _score_items(
                 else:
                     decoded = decode_output(record, name_map=name_map(item.functions))
                     ast = check_item(item, decoded, options.policy)
-            records.append(
-                _combine(item, ast, _exec_check(executor, item, decoded, ast), options.check)
-            )
-    return records
+            scored = _combine(item, ast, _exec_check(executor, item, decoded, ast), options.check)
+            out.write(scored.to_json())
+            keeper.add(scored)
 
 
 def score_outputs(
@@ -260,12 +307,16 @@ def score_outputs(
         )
 
     usage = UsageStats()
+    keeper = _Keeper()
+    run_dir = RunDir(out_dir)
+    # Items stream in natural id order, so scores.jsonl is written sorted as it goes.
     with ExitStack() as stack:
         executor = _open_executor(stack, dataset, options)
-        records = _score_items(
-            dataset.iter_items(ids=set(in_scope)), index, options, executor, usage
+        out = stack.enter_context(AtomicLines(run_dir.scores))
+        _score_items(
+            dataset.iter_items(ids=set(in_scope)), index, options, executor, usage, out, keeper
         )
-    records.sort(key=lambda r: natural_key(r.id))
+    records = keeper.records
 
     extra: dict[str, Any] = dict(options.to_json())
     extra["dataset"] = {
@@ -281,8 +332,6 @@ def score_outputs(
         extra.update(extra_summary)
     cats_in_selection = {dataset.category_of(i) for i in selected}
     summary = summarize(records, dataset_categories=cats_in_selection, usage=usage, extra=extra)
-    run_dir = RunDir(out_dir)
-    write_scores(run_dir.scores, records)
     write_json(run_dir.summary, summary)
     _write_reports(run_dir, summary, records, dataset, run_info)
     return ScoreResult(tuple(records), summary, tuple(warnings), run_dir)

@@ -56,11 +56,12 @@ _FALSE = frozenset({"false", "no"})
 
 def kind_of(schema: Mapping[str, Any] | None) -> Kind:
     """The declared kind of a parameter; unions and unknown types compare generically."""
-    if not isinstance(schema, Mapping):
+    if schema is None or not (type(schema) is dict or isinstance(schema, Mapping)):
         return Kind.ANY
     declared = schema.get("type")
     if isinstance(declared, str):
-        return _KINDS.get(declared.strip().lower(), Kind.ANY)
+        kind = _KINDS.get(declared)  # the usual spelling, without the cost of normalising it
+        return kind if kind is not None else _KINDS.get(declared.strip().lower(), Kind.ANY)
     return Kind.ANY
 
 
@@ -159,6 +160,8 @@ class MatchOptions:
     coerce_strings: bool = False
     strict_strings: bool = False
     rel_tol: float = AST_REL_TOL
+    #: Whether an array mismatch is analysed for "order only"; a yes/no check skips it.
+    explain: bool = True
 
 
 def _show(value: Any) -> str:
@@ -264,7 +267,7 @@ def _match_array(
             first = first or problem
     if first is None:
         return None
-    if _same_multiset(items, want, got, options, alternatives_inside):
+    if options.explain and _same_multiset(items, want, got, options, alternatives_inside):
         return Mismatch(
             ErrorCode.VALUE_ERROR,
             path,

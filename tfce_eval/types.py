@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
 
@@ -104,17 +105,18 @@ class FunctionDoc:
     description: str
     raw: Mapping[str, Any]
 
-    @property
+    # Cached: the checker reads these for every call it compares with this doc.
+    @cached_property
     def parameters(self) -> Mapping[str, Any]:
         params = self.raw.get("parameters")
         return params if isinstance(params, Mapping) else {}
 
-    @property
+    @cached_property
     def properties(self) -> Mapping[str, Any]:
         props = self.parameters.get("properties")
         return props if isinstance(props, Mapping) else {}
 
-    @property
+    @cached_property
     def required(self) -> tuple[str, ...]:
         req = self.parameters.get("required")
         return tuple(r for r in req if isinstance(r, str)) if isinstance(req, list) else ()
@@ -189,7 +191,7 @@ class Verdict:
     details: Mapping[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ScoreRecord:
     """One line of scores.jsonl (SPEC 8)."""
 
