@@ -35,11 +35,11 @@ class Kinds:
     """The declared kinds of one doc's parameters (and of their array items), worked out once
     per item and shared by every pair that asks."""
 
-    __slots__ = ("_items", "_params", "properties")
+    __slots__ = ("_items", "kinds", "properties")
 
     def __init__(self, properties: Mapping[str, Any]) -> None:
         self.properties = properties
-        self._params: dict[str, Kind] = {}
+        self.kinds: dict[str, Kind] = {}  # filled as parameters are asked about
         self._items: dict[str, Kind] = {}
 
     def schema(self, name: str) -> Mapping[str, Any] | None:
@@ -47,9 +47,9 @@ class Kinds:
         return raw if type(raw) is dict or isinstance(raw, Mapping) else None
 
     def of(self, name: str) -> Kind:
-        kind = self._params.get(name)
+        kind = self.kinds.get(name)
         if kind is None:
-            kind = self._params[name] = kind_of(self.schema(name))
+            kind = self.kinds[name] = kind_of(self.schema(name))
         return kind
 
     def items_of(self, name: str) -> Kind:

@@ -10,7 +10,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cached_property
 from typing import Any
 
 
@@ -99,27 +98,32 @@ class SourceRef:
 
 @dataclass(frozen=True)
 class FunctionDoc:
-    """One function doc exactly as the dataset gives it; `raw` is kept for checking and prompts."""
+    """One function doc exactly as the dataset gives it; `raw` is kept for checking and prompts.
+
+    `parameters`, `properties` and `required` are read from `raw` once, when the doc is made:
+    the checker reads them for every call it compares with the doc.
+    """
 
     name: str
     description: str
     raw: Mapping[str, Any]
+    parameters: Mapping[str, Any] = field(init=False, repr=False, compare=False)
+    properties: Mapping[str, Any] = field(init=False, repr=False, compare=False)
+    required: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
-    # Cached: the checker reads these for every call it compares with this doc.
-    @cached_property
-    def parameters(self) -> Mapping[str, Any]:
+    def __post_init__(self) -> None:
         params = self.raw.get("parameters")
-        return params if isinstance(params, Mapping) else {}
-
-    @cached_property
-    def properties(self) -> Mapping[str, Any]:
-        props = self.parameters.get("properties")
-        return props if isinstance(props, Mapping) else {}
-
-    @cached_property
-    def required(self) -> tuple[str, ...]:
-        req = self.parameters.get("required")
-        return tuple(r for r in req if isinstance(r, str)) if isinstance(req, list) else ()
+        params = params if isinstance(params, Mapping) else {}
+        props = params.get("properties")
+        req = params.get("required")
+        # Frozen: the derived fields are set once, here, the way dataclasses do it.
+        object.__setattr__(self, "parameters", params)
+        object.__setattr__(self, "properties", props if isinstance(props, Mapping) else {})
+        object.__setattr__(
+            self,
+            "required",
+            tuple(r for r in req if isinstance(r, str)) if isinstance(req, list) else (),
+        )
 
 
 @dataclass(frozen=True)
