@@ -72,3 +72,31 @@ def test_exec_tolerance_is_looser() -> None:
     assert not values_equal(100.0, 100.00001)
     assert values_equal(100.0, 100.00001, rel_tol=EXEC_REL_TOL)
     assert not values_equal(100.0, 100.001, rel_tol=EXEC_REL_TOL)
+
+
+def _by_character(text: str) -> str:
+    """SPEC 5.4's rule written out character by character, as a reference."""
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", text).casefold()
+    dashes = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d-"
+    chars = ["-" if ch in dashes else ch for ch in text if not ch.isspace()]
+    out = []
+    for i, ch in enumerate(chars):
+        if ch == "-" or unicodedata.category(ch)[0] in "PS":
+            between = 0 < i < len(chars) - 1 and chars[i - 1].isdigit() and chars[i + 1].isdigit()
+            sign = i == 0 and ch in "+-" and len(chars) > 1 and chars[1].isdigit()
+            if not (between or sign):
+                continue
+        out.append(ch)
+    return "".join(out)
+
+
+def test_fast_paths_of_the_normalisation_follow_the_rule() -> None:
+    import random
+
+    rng = random.Random(1)
+    alphabet = "aZ09 .-_+/,:;!?()[]{}%$#@'\"\t–—，、１２Ａ　北京é"
+    for _ in range(20000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
+        assert normalize_string(text) == _by_character(text), text

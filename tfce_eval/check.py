@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from tfce_eval.fastcheck import Kinds, declarations, equals_default, satisfies
+from tfce_eval.fastcheck import Kinds, declarations, equals_default, param_ok, satisfies
 from tfce_eval.matching import max_matching
 from tfce_eval.typecheck import (
     CoercionError,
@@ -92,9 +92,7 @@ def check_call(
                 ),
             )
         )
-    options = MatchOptions(
-        coerce_strings=policy.coerce_strings, strict_strings=policy.strict_strings
-    )
+    options = _explaining_options(policy)
     if doc is not None:
         properties: Mapping[str, Any] = doc.properties
         required: Sequence[str] = doc.required
@@ -102,41 +100,34 @@ def check_call(
         # No doc for the expected function (a dataset fault): the ground truth declares.
         properties = {name: {} for name in expected.params}
         required = ()
-    args = {k: v for k, v in call.arguments.items()}
-    problems: list[Mismatch] = []
+    args = call.arguments
+    # One list per code, in the SPEC's check order (5.2): the first problem names the error.
+    by_code: dict[ErrorCode, list[Mismatch]] = {code: [] for code in _CHECK_ORDER}
 
-    for name in args:
+    for name, value in args.items():
         if name not in properties:
-            problems.append(
+            by_code[ErrorCode.UNEXPECTED_PARAM].append(
                 _problem(
                     ErrorCode.UNEXPECTED_PARAM,
                     name,
                     f"{name}: not a parameter of {call.name}",
                     None,
-                    args[name],
+                    value,
                 )
             )
     for name in required:
         if args.get(name) is None:
-            problems.append(
-                _problem(
-                    ErrorCode.MISSING_REQUIRED,
-                    name,
-                    f"{name}: required parameter missing",
-                    None,
-                    None,
-                )
+            by_code[ErrorCode.MISSING_REQUIRED].append(
+                _problem(ErrorCode.MISSING_REQUIRED, name, f"{name}: required parameter missing")
             )
     for name, exp in expected.params.items():
-        if name in args and args[name] is not None:
-            continue
-        if name in required:
-            continue  # already reported as missing_required
+        if args.get(name) is not None or name in required:
+            continue  # a missing required one is reported above
         schema = properties.get(name)
         if exp.may_omit or any(equals_default(schema, v, options) for v in exp.values):
             continue
         shown = exp.values[0] if exp.values else None
-        problems.append(
+        by_code[ErrorCode.MISSING_PARAM].append(
             _problem(
                 ErrorCode.MISSING_PARAM, name, f"{name}: missing, expected {shown!r}", shown, None
             )
@@ -146,36 +137,41 @@ def check_call(
             continue
         problem = _check_unasked(name, value, properties.get(name), policy, options)
         if problem is not None:
-            problems.append(problem)
+            by_code[problem.code].append(problem)
+    kinds = Kinds(properties)
+    quick = _yes_no_options(policy)
     for name, exp in expected.params.items():
-        if name not in args or args[name] is None or name not in properties:
+        value = args.get(name)
+        if value is None or name not in properties:
             continue
+        if param_ok(name, exp, value, kinds, quick):
+            continue  # the usual case; the explaining comparison is only for a problem
         schema = properties.get(name)
         problem = match_any(
             schema if isinstance(schema, Mapping) else None,
             exp.values,
-            args[name],
+            value,
             name,
             options,
             alternatives_inside=exp.nested_alternatives,
         )
         if problem is not None:
-            problems.append(problem)
-    order = {
-        code: i
-        for i, code in enumerate(
-            (
-                ErrorCode.UNEXPECTED_PARAM,
-                ErrorCode.MISSING_REQUIRED,
-                ErrorCode.MISSING_PARAM,
-                ErrorCode.TYPE_ERROR,
-                ErrorCode.VALUE_ERROR,
-            )
-        )
-    }
-    # Stable sort: the SPEC's check order decides the reported code, ties keep param order.
-    problems.sort(key=lambda p: order[p.code])
-    return CallCheck(tuple(problems))
+            by_code[problem.code].append(problem)
+    return CallCheck(tuple(p for code in _CHECK_ORDER for p in by_code[code]))
+
+
+_CHECK_ORDER = (
+    ErrorCode.UNEXPECTED_PARAM,
+    ErrorCode.MISSING_REQUIRED,
+    ErrorCode.MISSING_PARAM,
+    ErrorCode.TYPE_ERROR,
+    ErrorCode.VALUE_ERROR,
+)
+
+
+@lru_cache(maxsize=64)
+def _explaining_options(policy: Policy) -> MatchOptions:
+    return MatchOptions(coerce_strings=policy.coerce_strings, strict_strings=policy.strict_strings)
 
 
 def _check_unasked(

@@ -9,6 +9,7 @@ and objects key by key, treating a key whose value is null as absent.
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
 from collections.abc import Mapping
 from functools import lru_cache
@@ -41,6 +42,10 @@ def _is_punct(ch: str) -> bool:
     return cat[0] in ("P", "S") and ch not in _DASHES
 
 
+# ASCII punctuation and symbols (all of string.punctuation) not between two ASCII digits.
+_ASCII_PUNCT = re.compile(r"(?<![0-9])[!-/:-@\[-`{-~]|[!-/:-@\[-`{-~](?![0-9])")
+
+
 @lru_cache(maxsize=65536)
 def normalize_string(text: str) -> str:
     """The default string normalisation of SPEC 5.4.
@@ -49,8 +54,15 @@ def normalize_string(text: str) -> str:
     `-`, whitespace removed, punctuation and symbols removed except between two digits and a
     sign directly before a digit at the start.
     """
-    text = unicodedata.normalize("NFKC", text).casefold()
-    chars = ["-" if ch in _DASHES else ch for ch in text if not ch.isspace()]
+    text = "".join(unicodedata.normalize("NFKC", text).casefold().split())
+    if text.isalnum():
+        return text  # nothing to remove: the usual case, decided in C
+    if text.isascii():
+        # The same rule by regular expression: ASCII has one dash and no other digits.
+        if len(text) > 1 and text[0] in "+-" and text[1].isdigit():
+            return text[0] + _ASCII_PUNCT.sub("", text[1:])
+        return _ASCII_PUNCT.sub("", text)
+    chars = ["-" if ch in _DASHES else ch for ch in text]
     out: list[str] = []
     last = len(chars) - 1
     for i, ch in enumerate(chars):

@@ -100,9 +100,10 @@ def _scalar(kind: Kind, want: Any, got: Any, options: MatchOptions) -> bool | No
 _SCALARS = (Kind.INTEGER, Kind.NUMBER, Kind.STRING, Kind.BOOLEAN)
 
 
-def _param_ok(
+def param_ok(
     name: str, exp: ExpectedParam, value: Any, kinds: Kinds, options: MatchOptions
 ) -> bool:
+    """Whether a given (non-null) value of a declared parameter is acceptable."""
     kind = kinds.of(name)
     if kind in _SCALARS:
         for want in exp.values:
@@ -182,7 +183,7 @@ def satisfies(
             if not any(equals_default(kinds.schema(name), v, options) for v in exp.values):
                 return False
             continue
-        if name in properties and not _param_ok(name, exp, value, kinds, options):
+        if name in properties and not param_ok(name, exp, value, kinds, options):
             return False
     return True
 
