@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from tfce_eval.fastcheck import Kinds, declarations, equals_default, param_ok, satisfies
-from tfce_eval.matching import max_matching
+from tfce_eval.matching import complete_matching
 from tfce_eval.typecheck import (
     CoercionError,
     MatchOptions,
@@ -245,37 +245,35 @@ def _yes_no_options(policy: Policy) -> MatchOptions:
 def _pair_calls(
     calls: Sequence[Call], expected: Sequence[ExpectedCall], fits: Any
 ) -> list[int | None]:
-    """Pair calls with expected calls: a first-fit pass, then maximum matching if it fails.
+    """Pair calls with expected calls: a first-fit pass, then augmenting paths if it fails.
 
     A perfect pairing found by first fit is as good as any other (the verdict only asks
     whether one exists), and right answers, the common case, are settled after about half
-    the pairs are asked. When first fit leaves a call unpaired, the full table decides, so
-    the verdict never depends on the order of the calls.
+    the pairs are asked. When first fit leaves a call unpaired, augmenting paths find a
+    maximum matching, so the verdict never depends on the order of the calls.
     """
     n_expected = len(expected)
-    table: list[list[bool | None]] = [[None] * n_expected for _ in calls]
+    asked: dict[tuple[int, int], bool] = {}
+
+    def ask(ci: int, ei: int) -> bool:
+        key = (ci, ei)
+        if key not in asked:
+            asked[key] = fits(calls[ci], expected[ei])
+        return asked[key]
+
     taken = [False] * n_expected
     first_fit: list[int | None] = []
-    for ci, call in enumerate(calls):
+    for ci in range(len(calls)):
         found = None
-        row = table[ci]
         for ei in range(n_expected):
-            if taken[ei]:
-                continue
-            ok = row[ei] = fits(call, expected[ei])
-            if ok:
+            if not taken[ei] and ask(ci, ei):
                 found = ei
                 taken[ei] = True
                 break
         first_fit.append(found)
     if sum(taken) == min(len(calls), n_expected):
         return first_fit
-    for ci, call in enumerate(calls):
-        row = table[ci]
-        for ei in range(n_expected):
-            if row[ei] is None:
-                row[ei] = fits(call, expected[ei])
-    return max_matching([[bool(ok) for ok in row] for row in table])
+    return complete_matching(first_fit, n_expected, ask)
 
 
 def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLICY) -> Verdict:
