@@ -17,44 +17,12 @@ def max_matching(adjacency: Sequence[Sequence[bool]]) -> list[int | None]:
     Returns, for each row, the column it is matched to, or None. Deterministic: among
     maximum matchings it prefers low column indices for low rows.
     """
-    n_rows = len(adjacency)
     n_cols = max((len(r) for r in adjacency), default=0)
-    col_owner: list[int | None] = [None] * n_cols
-    row_match: list[int | None] = [None] * n_rows
-    for root in range(n_rows):
-        # Depth-first search for an augmenting path, with an explicit stack.
-        parent_col: dict[int, int] = {}  # column -> row that reached it
-        seen: set[int] = set()
-        stack: list[tuple[int, int]] = [(root, 0)]
-        found: int | None = None
-        while stack and found is None:
-            row, start = stack[-1]
-            for col in range(start, len(adjacency[row])):
-                if not adjacency[row][col] or col in seen:
-                    continue
-                seen.add(col)
-                parent_col[col] = row
-                stack[-1] = (row, col + 1)
-                owner = col_owner[col]
-                if owner is None:
-                    found = col
-                else:
-                    stack.append((owner, 0))
-                break
-            else:
-                stack.pop()
-        if found is None:
-            continue
-        col = found
-        while True:
-            row = parent_col[col]
-            previous = row_match[row]
-            row_match[row] = col
-            col_owner[col] = row
-            if row == root or previous is None:
-                break
-            col = previous
-    return row_match
+    return complete_matching(
+        [None] * len(adjacency),
+        n_cols,
+        lambda row, col: col < len(adjacency[row]) and bool(adjacency[row][col]),
+    )
 
 
 def complete_matching(
