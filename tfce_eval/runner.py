@@ -295,6 +295,8 @@ def run_eval(config: RunConfig, *, progress: ProgressSink | None = None) -> RunR
                     "mode": str(config.mode),
                 }
             },
+            # The reports written with the scores describe the run as it ends.
+            run_info={**meta, "status": "finished"},
         )
     except KeyboardInterrupt:
         raise RunInterrupted(_interrupted(run_dir, None, len(ids), config)) from None
