@@ -175,6 +175,7 @@ def satisfies(
     for name in required:
         if args.get(name) is None:
             return False
+    known = kinds.kinds
     for name, exp in params.items():
         value = args.get(name, _MISSING)
         if value is _MISSING or value is None:
@@ -183,7 +184,22 @@ def satisfies(
             if not any(equals_default(kinds.schema(name), v, options) for v in exp.values):
                 return False
             continue
-        if name in properties and not param_ok(name, exp, value, kinds, options):
+        if name not in properties:
+            continue
+        values = exp.values
+        if len(values) == 1 and type(values[0]) is type(value) and values[0] == value:
+            # The exact expected value, of a type its declaration takes as it is: the usual
+            # right answer, settled without the general comparison.
+            kind = known.get(name) or kinds.of(name)
+            plain = type(value)
+            if (
+                (kind is Kind.STRING and plain is str)
+                or (kind is Kind.NUMBER and (plain is float or plain is int))
+                or (kind is Kind.INTEGER and plain is int)
+                or (kind is Kind.BOOLEAN and plain is bool)
+            ):
+                continue
+        if not param_ok(name, exp, value, kinds, options):
             return False
     return True
 
