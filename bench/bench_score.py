@@ -20,7 +20,7 @@ generator made (each variant is right or wrong under the project's rules), and c
 targets: our checker at least as fast as BFCL's per case, `score` on 917 items under one
 second including start-up, 100,000 items scored in under 300 MB.
 
-Usage: /work/main/.venv/bin/python bench/bench_score.py [--sizes 917,100000] [--repeat 5]
+Usage: .venv/bin/python bench/bench_score.py [--sizes 917,100000] [--repeat 5]
        [--repeat-large 3] [--skip-bfcl] [--profile] [--json FILE]
 """
 
