@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -231,19 +232,23 @@ class OutputsIndex:
     offsets: Mapping[str, tuple[int, int]]
     torn_tail: bool  # the file ends in an incomplete line (a run was killed mid-write)
 
-    def read(self, item_id: str) -> dict[str, Any]:
-        offset, line_no = self.offsets[item_id]
+    @contextmanager
+    def reader(self) -> Iterator[Callable[[str], dict[str, Any]]]:
+        """`with index.reader() as read: read(item_id)`: one open file for many reads."""
         with self.path.open("rb") as fh:
-            fh.seek(offset)
-            return _parse_line(fh.readline(), self.path, line_no)
+
+            def read(item_id: str) -> dict[str, Any]:
+                offset, line_no = self.offsets[item_id]
+                fh.seek(offset)
+                return _parse_line(fh.readline(), self.path, line_no)
+
+            yield read
 
     def read_many(self, ids: Iterable[str]) -> Iterator[tuple[str, dict[str, Any]]]:
         """Read several answers with one open file (ids in any order)."""
-        with self.path.open("rb") as fh:
+        with self.reader() as read:
             for item_id in ids:
-                offset, line_no = self.offsets[item_id]
-                fh.seek(offset)
-                yield item_id, _parse_line(fh.readline(), self.path, line_no)
+                yield item_id, read(item_id)
 
 
 def index_outputs(path: Path, *, tolerate_torn_tail: bool = False) -> OutputsIndex:

@@ -16,7 +16,7 @@ from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import IO, Any
+from typing import Any
 
 from tfce_eval.check import check_item
 from tfce_eval.dataset import Dataset
@@ -130,27 +130,6 @@ def _open_executor(stack: ExitStack, dataset: Dataset, options: ScoreOptions) ->
     )
 
 
-def _read_line(fh: IO[bytes], index: OutputsIndex, item_id: str) -> dict[str, Any]:
-    import json
-
-    offset, line = index.offsets[item_id]
-    fh.seek(offset)
-    raw = fh.readline()
-    try:
-        obj = json.loads(raw.decode("utf-8-sig" if line == 1 else "utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:  # indexed already: file changed
-        raise DataError(
-            f"unreadable line: {exc}",
-            path=str(index.path),
-            line=line,
-            item_id=item_id,
-            hint="the file changed while it was scored; run again",
-        ) from None
-    if not isinstance(obj, dict):
-        raise DataError("not a JSON object", path=str(index.path), line=line, item_id=item_id)
-    return obj
-
-
 def _combine(
     item: Item, ast: Verdict, exec_verdict: ExecVerdict | None, mode: CheckMode
 ) -> ScoreRecord:
@@ -245,7 +224,7 @@ def _score_items(
     out: AtomicLines,
     keeper: _Keeper,
 ) -> None:
-    with index.path.open("rb") as fh:
+    with index.reader() as read:
         for item in items:
             if item.id not in index.offsets:
                 ast = Verdict(
@@ -253,7 +232,7 @@ def _score_items(
                 )
                 decoded = DecodeResult(calls=())
             else:
-                record = _read_line(fh, index, item.id)
+                record = read(item.id)
                 usage.add(record.get("usage"), record.get("latency_s"))
                 if _is_request_error(record):
                     ast = Verdict(False, ErrorCode.REQUEST_ERROR, str(record["error"]), {})
