@@ -310,20 +310,22 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLI
         )
 
     options = _yes_no_options(policy)
-    declared: dict[str, tuple[Kinds, tuple[str, ...]]] = {}
-    for e in expected:
-        if e.name not in declared:
-            declared[e.name] = declarations(e, item.function(e.name))
-
-    def fits(call: Call, exp: ExpectedCall) -> bool:
-        kinds, required = declared[exp.name]
-        return satisfies(call, exp, kinds, required, policy, options)
-
     if len(calls) == len(expected) == 1:
-        if fits(calls[0], expected[0]):
+        # simple and multiple: one pair, asked directly.
+        kinds, required = declarations(expected[0], item.function(expected[0].name))
+        if satisfies(calls[0], expected[0], kinds, required, policy, options):
             return Verdict(True, details={"matching": [[0, 0]]})
         matching: list[int | None] = [None]
     else:
+        declared: dict[str, tuple[Kinds, tuple[str, ...]]] = {}
+        for e in expected:
+            if e.name not in declared:
+                declared[e.name] = declarations(e, item.function(e.name))
+
+        def fits(call: Call, exp: ExpectedCall) -> bool:
+            kinds, required = declared[exp.name]
+            return satisfies(call, exp, kinds, required, policy, options)
+
         matching = _pair_calls(calls, expected, fits)
     pairs = [(ci, ei) for ci, ei in enumerate(matching) if ei is not None]
     if len(calls) == len(expected) == len(pairs):
