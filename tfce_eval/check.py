@@ -102,11 +102,15 @@ def check_call(
         required = ()
     args = call.arguments
     # One list per code, in the SPEC's check order (5.2): the first problem names the error.
-    by_code: dict[ErrorCode, list[Mismatch]] = {code: [] for code in _CHECK_ORDER}
+    unexpected: list[Mismatch] = []
+    missing_required: list[Mismatch] = []
+    missing: list[Mismatch] = []
+    wrong_type: list[Mismatch] = []
+    wrong_value: list[Mismatch] = []
 
     for name, value in args.items():
         if name not in properties:
-            by_code[ErrorCode.UNEXPECTED_PARAM].append(
+            unexpected.append(
                 _problem(
                     ErrorCode.UNEXPECTED_PARAM,
                     name,
@@ -117,7 +121,7 @@ def check_call(
             )
     for name in required:
         if args.get(name) is None:
-            by_code[ErrorCode.MISSING_REQUIRED].append(
+            missing_required.append(
                 _problem(ErrorCode.MISSING_REQUIRED, name, f"{name}: required parameter missing")
             )
     for name, exp in expected.params.items():
@@ -127,7 +131,7 @@ def check_call(
         if exp.may_omit or any(equals_default(schema, v, options) for v in exp.values):
             continue
         shown = exp.values[0] if exp.values else None
-        by_code[ErrorCode.MISSING_PARAM].append(
+        missing.append(
             _problem(
                 ErrorCode.MISSING_PARAM, name, f"{name}: missing, expected {shown!r}", shown, None
             )
@@ -137,7 +141,7 @@ def check_call(
             continue
         problem = _check_unasked(name, value, properties.get(name), policy, options)
         if problem is not None:
-            by_code[problem.code].append(problem)
+            (wrong_type if problem.code is ErrorCode.TYPE_ERROR else unexpected).append(problem)
     kinds = Kinds(properties)
     quick = _yes_no_options(policy)
     for name, exp in expected.params.items():
@@ -156,17 +160,8 @@ def check_call(
             alternatives_inside=exp.nested_alternatives,
         )
         if problem is not None:
-            by_code[problem.code].append(problem)
-    return CallCheck(tuple(p for code in _CHECK_ORDER for p in by_code[code]))
-
-
-_CHECK_ORDER = (
-    ErrorCode.UNEXPECTED_PARAM,
-    ErrorCode.MISSING_REQUIRED,
-    ErrorCode.MISSING_PARAM,
-    ErrorCode.TYPE_ERROR,
-    ErrorCode.VALUE_ERROR,
-)
+            (wrong_type if problem.code is ErrorCode.TYPE_ERROR else wrong_value).append(problem)
+    return CallCheck((*unexpected, *missing_required, *missing, *wrong_type, *wrong_value))
 
 
 @lru_cache(maxsize=64)
