@@ -35,12 +35,13 @@ class Kinds:
     """The declared kinds of one doc's parameters (and of their array items), worked out once
     per item and shared by every pair that asks."""
 
-    __slots__ = ("_items", "kinds", "properties")
+    __slots__ = ("_items", "_members", "kinds", "properties")
 
     def __init__(self, properties: Mapping[str, Any]) -> None:
         self.properties = properties
         self.kinds: dict[str, Kind] = {}  # filled as parameters are asked about
         self._items: dict[str, Kind] = {}
+        self._members: dict[str, dict[str, Kind]] = {}
 
     def schema(self, name: str) -> Mapping[str, Any] | None:
         raw = self.properties.get(name)
@@ -59,6 +60,19 @@ class Kinds:
             items = schema.get("items") if schema is not None else None
             kind = self._items[name] = kind_of(items if isinstance(items, Mapping) else None)
         return kind
+
+    def members_of(self, name: str) -> dict[str, Kind]:
+        """The kinds of an object parameter's declared properties."""
+        members = self._members.get(name)
+        if members is None:
+            schema = self.schema(name)
+            props = schema.get("properties") if schema is not None else None
+            members = self._members[name] = (
+                {k: kind_of(v if isinstance(v, Mapping) else None) for k, v in props.items()}
+                if isinstance(props, Mapping)
+                else {}
+            )
+        return members
 
 
 def declarations(expected: ExpectedCall, doc: FunctionDoc | None) -> tuple[Kinds, tuple[str, ...]]:
@@ -114,6 +128,10 @@ def param_ok(
                 return True
         else:
             return False
+    elif kind is Kind.OBJECT and not exp.nested_alternatives and type(value) is dict:
+        verdict = _object(kinds.members_of(name), exp.values, value, options)
+        if verdict is not None:
+            return verdict
     elif kind is Kind.ARRAY and not exp.nested_alternatives and type(value) is list:
         item_kind = kinds.items_of(name)
         if item_kind in _SCALARS:
@@ -131,6 +149,30 @@ def param_ok(
         )
         is None
     )
+
+
+def _object(
+    members: Mapping[str, Kind], values: tuple[Any, ...], got: dict[str, Any], options: MatchOptions
+) -> bool | None:
+    """An object whose declared members are scalars, member by member; None: full rules."""
+    present = {k for k, v in got.items() if v is not None}
+    for want in values:
+        if type(want) is not dict:
+            return None
+        if {k for k, v in want.items() if v is not None} != present:
+            continue
+        for key in present:
+            kind = members.get(key)
+            if kind is None or kind not in _SCALARS:
+                return None
+            verdict = _scalar(kind, want[key], got[key], options)
+            if verdict is None:
+                return None
+            if not verdict:
+                break
+        else:
+            return True
+    return None if not values else False
 
 
 def _array(
