@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from tfce_eval.cli.options import base_url_option, timeout_option
 from tfce_eval.doctor import Level, diagnose
 
 _MARK = {Level.OK: "ok     ", Level.WARNING: "warning", Level.PROBLEM: "PROBLEM"}
@@ -19,7 +20,7 @@ _MARK = {Level.OK: "ok     ", Level.WARNING: "warning", Level.PROBLEM: "PROBLEM"
     help="As for `run`: openai/..., anthropic/..., vllm/..., sglang/..., ollama/..., "
     "llamacpp/..., lmstudio/...",
 )
-@click.option("--base-url", help="Server URL, overriding the provider's default.")
+@base_url_option
 @click.option(
     "--data",
     type=click.Path(path_type=Path, file_okay=False),
@@ -31,14 +32,7 @@ _MARK = {Level.OK: "ok     ", Level.WARNING: "warning", Level.PROBLEM: "PROBLEM"
     metavar="ID",
     help="Item to send. Default: the parallel item with the most expected calls.",
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0.001),
-    default=60.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="Time limit of the request.",
-)
+@timeout_option
 def doctor_command(
     model: str, base_url: str | None, data: Path | None, item_id: str | None, timeout: float
 ) -> None:

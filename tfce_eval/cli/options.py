@@ -141,3 +141,22 @@ def check_options(func: F) -> F:
     for decorator in reversed(decorators):
         func = decorator(func)
     return func
+
+
+def base_url_option(func: F) -> F:
+    return click.option(
+        "--base-url",
+        help="Server URL, overriding the provider's default "
+        "(OpenAI-compatible: ending in /v1; Anthropic: without /v1).",
+    )(func)
+
+
+def timeout_option(func: F) -> F:
+    return click.option(
+        "--timeout",
+        type=click.FloatRange(min=0.001),
+        default=60.0,
+        show_default=True,
+        metavar="SECONDS",
+        help="Time limit of one request.",
+    )(func)

@@ -15,12 +15,14 @@ from typing import Any
 import click
 
 from tfce_eval.cli.options import (
+    base_url_option,
     build_policy,
     category_option,
     check_options,
     data_options,
     parse_categories,
     policy_options,
+    timeout_option,
 )
 from tfce_eval.cli.render import print_warnings, stdout_console
 from tfce_eval.execute import CheckMode
@@ -111,11 +113,7 @@ def _resume_command() -> str | None:
     show_default=True,
     help="Requests in flight at once.",
 )
-@click.option(
-    "--base-url",
-    help="Server URL, overriding the provider's default "
-    "(OpenAI-compatible: ending in /v1; Anthropic: without /v1).",
-)
+@base_url_option
 @click.option(
     "--temperature",
     type=_Temperature(),
@@ -143,14 +141,7 @@ def _resume_command() -> str | None:
     help="Do not send parallel_tool_calls: true for the parallel categories (for "
     "servers that refuse the field).",
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0.001),
-    default=60.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="Time limit of one request.",
-)
+@timeout_option
 @click.option(
     "--max-retries",
     type=click.IntRange(min=0),
