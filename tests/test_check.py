@@ -473,7 +473,7 @@ def _variants(rng: Any, value: Any) -> list[Any]:
 def test_fast_yes_no_check_agrees_with_the_explaining_check(policy: Policy) -> None:
     import random
 
-    from tfce_eval.fastcheck import declarations, satisfies
+    from tfce_eval.fastcheck import declared, satisfies
     from tfce_eval.typecheck import MatchOptions
 
     rng = random.Random(7)
@@ -497,11 +497,11 @@ def test_fast_yes_no_check_agrees_with_the_explaining_check(policy: Policy) -> N
     )
     compared = 0
     for raw_doc, expected, good in cases:
-        declared = list(raw_doc["parameters"]["properties"])
-        kinds, required = declarations(expected, doc(raw_doc))
+        names = list(raw_doc["parameters"]["properties"])
+        properties, required = declared(expected, doc(raw_doc))
         for _ in range(300):
             arguments = dict(good)
-            for name in rng.sample(declared, k=rng.randint(0, len(declared))):
+            for name in rng.sample(names, k=rng.randint(0, len(names))):
                 base = arguments.get(name, raw_doc["parameters"]["properties"][name].get("default"))
                 arguments[name] = rng.choice(_variants(rng, base))
             if rng.random() < 0.2 and arguments:
@@ -510,7 +510,7 @@ def test_fast_yes_no_check_agrees_with_the_explaining_check(policy: Policy) -> N
                 arguments["undeclared"] = 1
             call = Call(expected.name if rng.random() < 0.95 else "other", arguments)
             slow = check_call(call, expected, doc(raw_doc), policy).ok
-            fast = satisfies(call, expected, kinds, required, policy, options)
+            fast = satisfies(call, expected, properties, required, policy, options)
             assert fast == slow, (call, slow)
             compared += 1
     assert compared == 1500

@@ -320,3 +320,21 @@ def test_records_in_memory_keep_details_only_for_the_first_failures(
     exec_errors = sum(1 for r in on_disk if r["details"].get("exec", {}).get("valid") is False)
     summary = result.summary["overall"]["exec"]
     assert summary["covered"] - summary["correct"] == exec_errors
+
+
+def test_failing_records_show_both_sides_next_to_the_problems(tmp_path: Path) -> None:
+    examples = REPO / "examples" / "outputs.jsonl"
+    assert run_cli("score", str(examples), "--check", "ast", "--out", str(tmp_path)).exit_code == 0
+    records = {r["id"]: r for r in read_scores(tmp_path / "scores.jsonl")}
+    by_code: dict[str, dict[str, Any]] = {}
+    for r in records.values():
+        if not r["valid"]:
+            by_code.setdefault(r["error_type"], r)
+    parse = by_code["parse_error"]["details"]
+    assert parse["calls"] is None and parse["expected"]
+    pairing = by_code["value_error"]["details"]
+    assert list(pairing)[:2] == ["expected", "calls"]
+    assert {"matching", "unmatched", "problems", "closest_call"} <= set(pairing)
+    assert pairing["expected"][0]["name"] == pairing["calls"][pairing["closest_call"]]["name"]
+    valid = next(r for r in records.values() if r["valid"])
+    assert set(valid["details"]) == {"matching"}

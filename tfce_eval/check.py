@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from tfce_eval.fastcheck import Kinds, declarations, equals_default, param_ok, satisfies
+from tfce_eval.fastcheck import declared, equals_default, param_ok, satisfies
 from tfce_eval.matching import complete_matching
 from tfce_eval.typecheck import (
     CoercionError,
@@ -142,17 +142,17 @@ def check_call(
         problem = _check_unasked(name, value, properties.get(name), policy, options)
         if problem is not None:
             (wrong_type if problem.code is ErrorCode.TYPE_ERROR else unexpected).append(problem)
-    kinds = Kinds(properties)
     quick = _yes_no_options(policy)
     for name, exp in expected.params.items():
         value = args.get(name)
         if value is None or name not in properties:
             continue
-        if param_ok(name, exp, value, kinds, quick):
+        raw = properties.get(name)
+        schema = raw if isinstance(raw, Mapping) else None
+        if param_ok(name, exp, value, schema, quick):
             continue  # the usual case; the explaining comparison is only for a problem
-        schema = properties.get(name)
         problem = match_any(
-            schema if isinstance(schema, Mapping) else None,
+            schema,
             exp.values,
             value,
             name,
@@ -275,7 +275,8 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLI
     """Judge one item's decoded answer against its ground truth (SPEC 5.1).
 
     A valid verdict's details hold the pairing (`matching`: [call index, expected index]);
-    a failing one's also hold the expected and received calls and the problems found.
+    a failing one's, when calls were compared, the pairing found, the expected calls left
+    unmatched and the problems of the closest call (`answer_and_truth` gives both sides).
     """
     expected = item.expected
     if decoded.calls is None:
@@ -283,7 +284,6 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLI
             False,
             ErrorCode.PARSE_ERROR,
             decoded.error or "the answer could not be decoded",
-            _failure_details(expected, None),
         )
     calls = decoded.calls
     if not expected:
@@ -293,7 +293,6 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLI
                 False,
                 ErrorCode.UNEXPECTED_CALL,
                 f"no call was expected, received {len(calls)} ({names})",
-                _failure_details(expected, calls),
             )
         return Verdict(True, details={"matching": []})
     if not calls:
@@ -301,35 +300,32 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLI
             False,
             ErrorCode.NO_CALL,
             f"expected {len(expected)} call(s), the model made none",
-            _failure_details(expected, calls),
         )
 
     options = _yes_no_options(policy)
     if len(calls) == len(expected) == 1:
         # simple and multiple: one pair, asked directly.
-        kinds, required = declarations(expected[0], item.function(expected[0].name))
-        if satisfies(calls[0], expected[0], kinds, required, policy, options):
+        properties, required = declared(expected[0], item.function(expected[0].name))
+        if satisfies(calls[0], expected[0], properties, required, policy, options):
             return Verdict(True, details={"matching": [[0, 0]]})
         matching: list[int | None] = [None]
     else:
-        declared: dict[str, tuple[Kinds, tuple[str, ...]]] = {}
+        docs: dict[str, tuple[Mapping[str, Any], tuple[str, ...]]] = {}
         for e in expected:
-            if e.name not in declared:
-                declared[e.name] = declarations(e, item.function(e.name))
+            if e.name not in docs:
+                docs[e.name] = declared(e, item.function(e.name))
 
         def fits(call: Call, exp: ExpectedCall) -> bool:
-            kinds, required = declared[exp.name]
-            return satisfies(call, exp, kinds, required, policy, options)
+            properties, required = docs[exp.name]
+            return satisfies(call, exp, properties, required, policy, options)
 
         matching = _pair_calls(calls, expected, fits)
     pairs = [(ci, ei) for ci, ei in enumerate(matching) if ei is not None]
     if len(calls) == len(expected) == len(pairs):
         return Verdict(True, details={"matching": [list(p) for p in pairs]})
 
-    base = _failure_details(expected, calls)
-    base["matching"] = [list(p) for p in pairs]
     unmatched = _unmatched(expected, pairs)
-    base["unmatched"] = unmatched
+    base: dict[str, Any] = {"matching": [list(p) for p in pairs], "unmatched": unmatched}
     if len(calls) != len(expected):
         return Verdict(
             False,
@@ -356,11 +352,15 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLI
     return Verdict(False, problems[0].code, message, base)
 
 
-def _failure_details(
-    expected: Sequence[ExpectedCall], calls: Sequence[Call] | None
-) -> dict[str, Any]:
+def answer_and_truth(item: Item, decoded: DecodeResult) -> dict[str, Any]:
+    """The expected and the received calls, as a failing item's record shows them.
+
+    Kept apart from `check_item`, whose verdict says what is wrong: the record (scoring)
+    puts this next to it so a reader sees both sides without the dataset at hand.
+    """
+    calls = decoded.calls
     return {
-        "expected": [_expected_json(e) for e in expected],
+        "expected": [_expected_json(e) for e in item.expected],
         "calls": None if calls is None else [c.to_json() for c in calls],
     }
 

@@ -3,9 +3,11 @@
 `check.check_call` explains every problem of a call; pairing the calls of a parallel item
 needs only "does this call satisfy that expected call", asked for many pairs, and most
 answers are right. `satisfies` stops at the first problem without building a message,
-compares the common scalar cases inline, and leaves everything else (arrays of objects,
-`any`, coercion from strings) to the full rules of `typecheck`. Its verdict is the same as
-`check_call(...).ok`; the checker's tests hold both to it on thousands of generated calls.
+settles the usual right value (the expected value itself, of a type its declaration takes
+as it is) by reading the doc's raw `type` string, compares the other common scalar cases
+inline, and leaves everything else (arrays of objects, `any`, coercion from strings) to the
+full rules of `typecheck`. Its verdict is the same as `check_call(...).ok`; the checker's
+tests hold both to it on thousands of generated calls.
 """
 
 from __future__ import annotations
@@ -14,11 +16,27 @@ from collections.abc import Mapping
 from typing import Any
 
 from tfce_eval.compare import is_number, numbers_equal, strings_equal
-from tfce_eval.typecheck import CoercionError, Kind, MatchOptions, coerce, kind_of, match_any
+from tfce_eval.typecheck import (
+    CoercionError,
+    Kind,
+    MatchOptions,
+    coerce,
+    kind_of,
+    match_any,
+    spellings,
+)
 from tfce_eval.types import Call, ExpectedCall, ExpectedParam, FunctionDoc, OptionalParams, Policy
 
-_MISSING = object()
 _NO_SCHEMA: Mapping[str, Any] = {}
+
+#: For a value of each plain type, the declared type names that take it as it is (no
+#: coercion): `int` is an integer and also a number, `float` only a number.
+_TAKEN_AS_IS: dict[type, frozenset[str]] = {
+    str: spellings(Kind.STRING),
+    bool: spellings(Kind.BOOLEAN),
+    int: spellings(Kind.INTEGER) | spellings(Kind.NUMBER),
+    float: spellings(Kind.NUMBER),
+}
 
 
 def equals_default(schema: Mapping[str, Any] | None, value: Any, options: MatchOptions) -> bool:
@@ -31,58 +49,20 @@ def equals_default(schema: Mapping[str, Any] | None, value: Any, options: MatchO
     return match_any(schema, [default], value, "", options) is None
 
 
-class Kinds:
-    """The declared kinds of one doc's parameters (and of their array items), worked out once
-    per item and shared by every pair that asks."""
+def declared(
+    expected: ExpectedCall, doc: FunctionDoc | None
+) -> tuple[Mapping[str, Any], tuple[str, ...]]:
+    """The doc's parameter schemas and required names, as the checker reads them.
 
-    __slots__ = ("_items", "_members", "kinds", "properties")
-
-    def __init__(self, properties: Mapping[str, Any]) -> None:
-        self.properties = properties
-        self.kinds: dict[str, Kind] = {}  # filled as parameters are asked about
-        self._items: dict[str, Kind] = {}
-        self._members: dict[str, dict[str, Kind]] = {}
-
-    def schema(self, name: str) -> Mapping[str, Any] | None:
-        raw = self.properties.get(name)
-        return raw if type(raw) is dict or isinstance(raw, Mapping) else None
-
-    def of(self, name: str) -> Kind:
-        kind = self.kinds.get(name)
-        if kind is None:
-            kind = self.kinds[name] = kind_of(self.schema(name))
-        return kind
-
-    def items_of(self, name: str) -> Kind:
-        kind = self._items.get(name)
-        if kind is None:
-            schema = self.schema(name)
-            items = schema.get("items") if schema is not None else None
-            kind = self._items[name] = kind_of(items if isinstance(items, Mapping) else None)
-        return kind
-
-    def members_of(self, name: str) -> dict[str, Kind]:
-        """The kinds of an object parameter's declared properties."""
-        members = self._members.get(name)
-        if members is None:
-            schema = self.schema(name)
-            props = schema.get("properties") if schema is not None else None
-            members = self._members[name] = (
-                {k: kind_of(v if isinstance(v, Mapping) else None) for k, v in props.items()}
-                if isinstance(props, Mapping)
-                else {}
-            )
-        return members
-
-
-def declarations(expected: ExpectedCall, doc: FunctionDoc | None) -> tuple[Kinds, tuple[str, ...]]:
-    """What the checker reads from the doc: parameter kinds and the required names.
-
-    Without a doc (a dataset fault) the ground truth declares the parameters.
+    Without a doc (a dataset fault) the ground truth declares the parameters, untyped.
     """
     if doc is None:
-        return Kinds({name: _NO_SCHEMA for name in expected.params}), ()
-    return Kinds(doc.properties), doc.required
+        return {name: _NO_SCHEMA for name in expected.params}, ()
+    return doc.properties, doc.required
+
+
+def _schema(raw: Any) -> Mapping[str, Any] | None:
+    return raw if type(raw) is dict or isinstance(raw, Mapping) else None
 
 
 def _scalar(kind: Kind, want: Any, got: Any, options: MatchOptions) -> bool | None:
@@ -115,10 +95,14 @@ _SCALARS = (Kind.INTEGER, Kind.NUMBER, Kind.STRING, Kind.BOOLEAN)
 
 
 def param_ok(
-    name: str, exp: ExpectedParam, value: Any, kinds: Kinds, options: MatchOptions
+    name: str,
+    exp: ExpectedParam,
+    value: Any,
+    schema: Mapping[str, Any] | None,
+    options: MatchOptions,
 ) -> bool:
     """Whether a given (non-null) value of a declared parameter is acceptable."""
-    kind = kinds.of(name)
+    kind = kind_of(schema)
     if kind in _SCALARS:
         for want in exp.values:
             verdict = _scalar(kind, want, value, options)
@@ -129,18 +113,19 @@ def param_ok(
         else:
             return False
     elif kind is Kind.OBJECT and not exp.nested_alternatives and type(value) is dict:
-        verdict = _object(kinds.members_of(name), exp.values, value, options)
+        verdict = _object(schema, exp.values, value, options)
         if verdict is not None:
             return verdict
     elif kind is Kind.ARRAY and not exp.nested_alternatives and type(value) is list:
-        item_kind = kinds.items_of(name)
+        items = schema.get("items") if schema is not None else None
+        item_kind = kind_of(_schema(items))
         if item_kind in _SCALARS:
             verdict = _array(item_kind, exp.values, value, options)
             if verdict is not None:
                 return verdict
     return (
         match_any(
-            kinds.schema(name),
+            schema,
             exp.values,
             value,
             name,
@@ -152,9 +137,15 @@ def param_ok(
 
 
 def _object(
-    members: Mapping[str, Kind], values: tuple[Any, ...], got: dict[str, Any], options: MatchOptions
+    schema: Mapping[str, Any] | None,
+    values: tuple[Any, ...],
+    got: dict[str, Any],
+    options: MatchOptions,
 ) -> bool | None:
     """An object whose declared members are scalars, member by member; None: full rules."""
+    props = schema.get("properties") if schema is not None else None
+    if not isinstance(props, Mapping):
+        return None
     present = {k for k, v in got.items() if v is not None}
     for want in values:
         if type(want) is not dict:
@@ -162,8 +153,11 @@ def _object(
         if {k for k, v in want.items() if v is not None} != present:
             continue
         for key in present:
-            kind = members.get(key)
-            if kind is None or kind not in _SCALARS:
+            member = _schema(props.get(key))
+            if member is None:
+                return None
+            kind = kind_of(member)
+            if kind not in _SCALARS:
                 return None
             verdict = _scalar(kind, want[key], got[key], options)
             if verdict is None:
@@ -198,7 +192,7 @@ def _array(
 def satisfies(
     call: Call,
     expected: ExpectedCall,
-    kinds: Kinds,
+    properties: Mapping[str, Any],
     required: tuple[str, ...],
     policy: Policy,
     options: MatchOptions,
@@ -207,41 +201,35 @@ def satisfies(
     if call.name != expected.name:
         return False
     args = call.arguments
-    properties = kinds.properties
     params = expected.params
     for name, value in args.items():
         if name not in properties:
             return False
-        if name not in params and not _unasked_ok(value, kinds.schema(name), policy, options):
+        if name not in params and not _unasked_ok(value, properties[name], policy, options):
             return False
     for name in required:
         if args.get(name) is None:
             return False
-    known = kinds.kinds
     for name, exp in params.items():
-        value = args.get(name, _MISSING)
-        if value is _MISSING or value is None:
+        value = args.get(name)
+        if value is None:
             if name in required or exp.may_omit:
                 continue
-            if not any(equals_default(kinds.schema(name), v, options) for v in exp.values):
+            schema = _schema(properties.get(name))
+            if not any(equals_default(schema, v, options) for v in exp.values):
                 return False
             continue
-        if name not in properties:
-            continue
+        # Present, so declared (checked above).
+        raw = properties[name]
         values = exp.values
         if len(values) == 1 and type(values[0]) is type(value) and values[0] == value:
             # The exact expected value, of a type its declaration takes as it is: the usual
-            # right answer, settled without the general comparison.
-            kind = known.get(name) or kinds.of(name)
-            plain = type(value)
-            if (
-                (kind is Kind.STRING and plain is str)
-                or (kind is Kind.NUMBER and (plain is float or plain is int))
-                or (kind is Kind.INTEGER and plain is int)
-                or (kind is Kind.BOOLEAN and plain is bool)
-            ):
+            # right answer, settled from the declared type's name.
+            declared_type = raw.get("type") if type(raw) is dict else None
+            taken = _TAKEN_AS_IS.get(type(value))
+            if taken is not None and type(declared_type) is str and declared_type in taken:
                 continue
-        if not param_ok(name, exp, value, kinds, options):
+        if not param_ok(name, exp, value, _schema(raw), options):
             return False
     return True
 
@@ -252,10 +240,11 @@ def _unasked_ok(value: Any, schema: Any, policy: Policy, options: MatchOptions) 
         return False
     if value is None:
         return True
+    schema = _schema(schema)
     if policy.optional_params is OptionalParams.ANY:
         try:
             coerce(value, kind_of(schema), from_strings=options.coerce_strings)
         except CoercionError:
             return False
         return True
-    return equals_default(schema if isinstance(schema, Mapping) else None, value, options)
+    return equals_default(schema, value, options)

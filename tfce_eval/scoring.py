@@ -18,7 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from tfce_eval.check import check_item
+from tfce_eval.check import answer_and_truth, check_item
 from tfce_eval.dataset import Dataset
 from tfce_eval.decode import decode_output
 from tfce_eval.errors import DataError
@@ -131,9 +131,17 @@ def _open_executor(stack: ExitStack, dataset: Dataset, options: ScoreOptions) ->
 
 
 def _combine(
-    item: Item, ast: Verdict, exec_verdict: ExecVerdict | None, mode: CheckMode
+    item: Item,
+    ast: Verdict,
+    exec_verdict: ExecVerdict | None,
+    mode: CheckMode,
+    decoded: DecodeResult | None,
 ) -> ScoreRecord:
+    """The record of one item; `decoded` is the answer checked, None when there was none
+    (no output, a request error); a failing record shows its expected and received calls."""
     details = dict(ast.details)
+    if decoded is not None and not ast.valid:
+        details = {**answer_and_truth(item, decoded), **details}
     exec_valid = None if exec_verdict is None else exec_verdict.valid
     if exec_verdict is not None and exec_verdict.valid is not None:
         details["exec"] = {
@@ -226,6 +234,7 @@ def _score_items(
 ) -> None:
     with index.reader() as read:
         for item in items:
+            checked = None
             if item.id not in index.offsets:
                 ast = Verdict(
                     False, ErrorCode.NO_CALL, "no output for this item", {"missing": True}
@@ -240,7 +249,9 @@ def _score_items(
                 else:
                     decoded = decode_output(record, name_map=name_map(item.functions))
                     ast = check_item(item, decoded, options.policy)
-            scored = _combine(item, ast, _exec_check(executor, item, decoded, ast), options.check)
+                    checked = decoded
+            exec_verdict = _exec_check(executor, item, decoded, ast)
+            scored = _combine(item, ast, exec_verdict, options.check, checked)
             out.write(scored.to_json())
             keeper.add(scored)
 

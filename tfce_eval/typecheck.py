@@ -50,6 +50,12 @@ _KINDS: dict[str, Kind] = {
     "any": Kind.ANY,
 }
 
+
+def spellings(kind: Kind) -> frozenset[str]:
+    """The declared type names read as `kind` without normalising them."""
+    return frozenset(name for name, k in _KINDS.items() if k is kind)
+
+
 _TRUE = frozenset({"true", "yes"})
 _FALSE = frozenset({"false", "no"})
 
