@@ -189,7 +189,13 @@ def test_parse_error_no_call_and_wrong_count() -> None:
     assert check_item(ITEM_PL, DecodeResult(None, "bad")).error_type is ErrorCode.PARSE_ERROR
     assert check_item(ITEM_PL, DecodeResult(())).error_type is ErrorCode.NO_CALL
     two = calls(("calculate_path_loss", args()), ("calculate_path_loss", args()))
-    assert check_item(ITEM_PL, two).error_type is ErrorCode.WRONG_COUNT
+    verdict = check_item(ITEM_PL, two)
+    assert verdict.error_type is ErrorCode.WRONG_COUNT
+    # The count decides before any pairing; the message names both sides.
+    assert verdict.error == (
+        "expected 1 call(s) (calculate_path_loss), "
+        "received 2 (calculate_path_loss, calculate_path_loss)"
+    )
 
 
 def test_wrong_function_in_multiple() -> None:
@@ -491,6 +497,18 @@ def test_fast_yes_no_check_agrees_with_the_explaining_check(policy: Policy) -> N
             tfce_call("site", location={"lat": 31.2, "lon": 121.5, "name": "Pudong"}),
             {"location": {"lat": 31.2, "lon": 121.5, "name": "Pudong"}},
         ),
+        # Ground truth stored with the wrong types: an answer equal to it is still judged
+        # against the declaration, member by member and element by element.
+        (
+            SITE,
+            tfce_call("site", location={"lat": 31.2, "lon": 121, "name": 7}),
+            {"location": {"lat": 31.2, "lon": 121, "name": 7}},
+        ),
+        (
+            NESTED,
+            tfce_call("configure_ca", carriers=[{"band": 78, "bw": 100.5}], flags=[1, 0]),
+            {"carriers": [{"band": 78, "bw": 100.5}], "flags": [1, 0]},
+        ),
     ]
     options = MatchOptions(
         coerce_strings=policy.coerce_strings, strict_strings=policy.strict_strings, explain=False
@@ -513,4 +531,4 @@ def test_fast_yes_no_check_agrees_with_the_explaining_check(policy: Policy) -> N
             fast = satisfies(call, expected, properties, required, policy, options)
             assert fast == slow, (call, slow)
             compared += 1
-    assert compared == 1500
+    assert compared == 2100

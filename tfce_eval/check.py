@@ -228,6 +228,8 @@ def _problem_json(p: Mismatch) -> dict[str, Any]:
 
 
 _DEFAULT_POLICY = Policy()
+#: The verdict of every right one-call answer; details are read-only (Mapping) everywhere.
+_ONE_RIGHT_CALL = Verdict(True, details={"matching": [[0, 0]]})
 
 
 @lru_cache(maxsize=64)
@@ -238,23 +240,36 @@ def _yes_no_options(policy: Policy) -> MatchOptions:
 
 
 def _pair_calls(
-    calls: Sequence[Call], expected: Sequence[ExpectedCall], fits: Any
+    item: Item,
+    calls: Sequence[Call],
+    expected: Sequence[ExpectedCall],
+    policy: Policy,
+    options: MatchOptions,
 ) -> list[int | None]:
     """Pair calls with expected calls: a first-fit pass, then augmenting paths if it fails.
 
     A perfect pairing found by first fit is as good as any other (the verdict only asks
     whether one exists), and right answers, the common case, are settled after about half
     the pairs are asked. When first fit leaves a call unpaired, augmenting paths find a
-    maximum matching, so the verdict never depends on the order of the calls.
+    maximum matching, so the verdict never depends on the order of the calls. Only calls
+    and expected calls of the same function are compared; each pair at most once.
     """
     n_expected = len(expected)
-    asked: dict[tuple[int, int], bool] = {}
+    docs: dict[str, tuple[Mapping[str, Any], tuple[str, ...]]] = {}
+    asked: dict[int, bool] = {}
 
     def ask(ci: int, ei: int) -> bool:
-        key = (ci, ei)
-        if key not in asked:
-            asked[key] = fits(calls[ci], expected[ei])
-        return asked[key]
+        call, exp = calls[ci], expected[ei]
+        if call.name != exp.name:
+            return False
+        key = ci * n_expected + ei
+        known = asked.get(key)
+        if known is None:
+            doc = docs.get(exp.name)
+            if doc is None:
+                doc = docs[exp.name] = declared(exp, item.function(exp.name))
+            known = asked[key] = satisfies(call, exp, doc[0], doc[1], policy, options)
+        return known
 
     taken = [False] * n_expected
     first_fit: list[int | None] = []
@@ -266,7 +281,7 @@ def _pair_calls(
                 taken[ei] = True
                 break
         first_fit.append(found)
-    if sum(taken) == min(len(calls), n_expected):
+    if None not in first_fit or all(taken):
         return first_fit
     return complete_matching(first_fit, n_expected, ask)
 
@@ -288,11 +303,10 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLI
     calls = decoded.calls
     if not expected:
         if calls:
-            names = ", ".join(c.name for c in calls)
             return Verdict(
                 False,
                 ErrorCode.UNEXPECTED_CALL,
-                f"no call was expected, received {len(calls)} ({names})",
+                f"no call was expected, received {len(calls)} ({_names(calls)})",
             )
         return Verdict(True, details={"matching": []})
     if not calls:
@@ -302,37 +316,29 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLI
             f"expected {len(expected)} call(s), the model made none",
         )
 
+    if len(calls) != len(expected):
+        # The count decides (SPEC 5.1): no pairing is asked for; the record shows both sides.
+        return Verdict(
+            False,
+            ErrorCode.WRONG_COUNT,
+            f"expected {len(expected)} call(s) ({_names(expected)}), "
+            f"received {len(calls)} ({_names(calls)})",
+        )
     options = _yes_no_options(policy)
-    if len(calls) == len(expected) == 1:
+    if len(calls) == 1:
         # simple and multiple: one pair, asked directly.
         properties, required = declared(expected[0], item.function(expected[0].name))
         if satisfies(calls[0], expected[0], properties, required, policy, options):
-            return Verdict(True, details={"matching": [[0, 0]]})
+            return _ONE_RIGHT_CALL
         matching: list[int | None] = [None]
     else:
-        docs: dict[str, tuple[Mapping[str, Any], tuple[str, ...]]] = {}
-        for e in expected:
-            if e.name not in docs:
-                docs[e.name] = declared(e, item.function(e.name))
-
-        def fits(call: Call, exp: ExpectedCall) -> bool:
-            properties, required = docs[exp.name]
-            return satisfies(call, exp, properties, required, policy, options)
-
-        matching = _pair_calls(calls, expected, fits)
+        matching = _pair_calls(item, calls, expected, policy, options)
     pairs = [(ci, ei) for ci, ei in enumerate(matching) if ei is not None]
-    if len(calls) == len(expected) == len(pairs):
+    if len(pairs) == len(expected):
         return Verdict(True, details={"matching": [list(p) for p in pairs]})
 
     unmatched = _unmatched(expected, pairs)
     base: dict[str, Any] = {"matching": [list(p) for p in pairs], "unmatched": unmatched}
-    if len(calls) != len(expected):
-        return Verdict(
-            False,
-            ErrorCode.WRONG_COUNT,
-            f"expected {len(expected)} call(s), received {len(calls)}",
-            base,
-        )
     free_calls = [ci for ci, ei in enumerate(matching) if ei is None] or list(range(len(calls)))
     first = unmatched[0]
     doc = item.function(expected[first].name)
@@ -363,6 +369,10 @@ def answer_and_truth(item: Item, decoded: DecodeResult) -> dict[str, Any]:
         "expected": [_expected_json(e) for e in item.expected],
         "calls": None if calls is None else [c.to_json() for c in calls],
     }
+
+
+def _names(calls: Sequence[Call] | Sequence[ExpectedCall]) -> str:
+    return ", ".join(c.name for c in calls)
 
 
 def _unmatched(expected: Sequence[ExpectedCall], pairs: Sequence[tuple[int, int]]) -> list[int]:

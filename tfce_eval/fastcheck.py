@@ -38,6 +38,45 @@ _TAKEN_AS_IS: dict[type, frozenset[str]] = {
     float: spellings(Kind.NUMBER),
 }
 
+_OBJECT_TYPES = spellings(Kind.OBJECT)
+_ARRAY_TYPES = spellings(Kind.ARRAY)
+
+
+def _as_is(schema: Any, value: Any) -> bool:
+    """Whether a value equal to the expected value is of a type its declaration takes as it is.
+
+    Then coercion changes neither side and the comparison is equality, which the caller has
+    seen: the usual right answer. Members and elements are asked recursively; an undeclared
+    member or element type compares generically, so equal is enough there.
+    """
+    declared = schema.get("type") if type(schema) is dict else None
+    if type(declared) is not str:
+        return False
+    plain = type(value)
+    if plain is dict:
+        if declared not in _OBJECT_TYPES:
+            return False
+        props = schema.get("properties")
+        if type(props) is not dict:
+            return props is None
+        for key, member in value.items():
+            sub = props.get(key)
+            if type(sub) is dict and member is not None and not _as_is(sub, member):
+                return False
+        return True
+    if plain is list:
+        if declared not in _ARRAY_TYPES:
+            return False
+        items = schema.get("items")
+        if type(items) is not dict:
+            return items is None
+        for element in value:  # noqa: SIM110 (a loop, not all(): no generator on the hot path)
+            if not _as_is(items, element):
+                return False
+        return True
+    taken = _TAKEN_AS_IS.get(plain)
+    return taken is not None and declared in taken
+
 
 def equals_default(schema: Mapping[str, Any] | None, value: Any, options: MatchOptions) -> bool:
     """True when the doc declares a default and `value` equals it (after coercion)."""
@@ -223,11 +262,14 @@ def satisfies(
         raw = properties[name]
         values = exp.values
         if len(values) == 1 and type(values[0]) is type(value) and values[0] == value:
-            # The exact expected value, of a type its declaration takes as it is: the usual
-            # right answer, settled from the declared type's name.
-            declared_type = raw.get("type") if type(raw) is dict else None
+            # The exact expected value: settled from the declared type names when they
+            # take it as it is, the usual right answer.
             taken = _TAKEN_AS_IS.get(type(value))
-            if taken is not None and type(declared_type) is str and declared_type in taken:
+            if taken is not None:
+                declared_type = raw.get("type") if type(raw) is dict else None
+                if type(declared_type) is str and declared_type in taken:
+                    continue
+            elif not exp.nested_alternatives and _as_is(raw, value):
                 continue
         if not param_ok(name, exp, value, _schema(raw), options):
             return False
