@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from tfce_eval.fastcheck import declared, equals_default, param_ok, satisfies
+from tfce_eval.fastcheck import declared, equals_default, exact_as_is, param_ok, satisfies
 from tfce_eval.matching import complete_matching
 from tfce_eval.typecheck import (
     CoercionError,
@@ -148,6 +148,8 @@ def check_call(
         if value is None or name not in properties:
             continue
         raw = properties.get(name)
+        if exact_as_is(raw, exp, value):
+            continue
         schema = raw if isinstance(raw, Mapping) else None
         if param_ok(name, exp, value, schema, quick):
             continue  # the usual case; the explaining comparison is only for a problem

@@ -78,6 +78,22 @@ def _as_is(schema: Any, value: Any) -> bool:
     return taken is not None and declared in taken
 
 
+def exact_as_is(raw: Any, exp: ExpectedParam, value: Any) -> bool:
+    """Whether `value` is the one expected value, of types its declaration takes as they are.
+
+    The usual right answer, settled without coercion or the general comparison. `satisfies`
+    asks the same inline, on its hot path.
+    """
+    values = exp.values
+    if len(values) != 1 or type(values[0]) is not type(value) or values[0] != value:
+        return False
+    taken = _TAKEN_AS_IS.get(type(value))
+    if taken is not None:
+        declared_type = raw.get("type") if type(raw) is dict else None
+        return type(declared_type) is str and declared_type in taken
+    return not exp.nested_alternatives and _as_is(raw, value)
+
+
 def equals_default(schema: Mapping[str, Any] | None, value: Any, options: MatchOptions) -> bool:
     """True when the doc declares a default and `value` equals it (after coercion)."""
     if not isinstance(schema, Mapping) or "default" not in schema:
