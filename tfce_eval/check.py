@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
-from tfce_eval.fastcheck import declared, equals_default, exact_as_is, param_ok, satisfies
+from tfce_eval.fastcheck import declared, equals_default, exact_as_is, satisfies
 from tfce_eval.matching import complete_matching
 from tfce_eval.typecheck import (
     CoercionError,
@@ -142,17 +141,14 @@ def check_call(
         problem = _check_unasked(name, value, properties.get(name), policy, options)
         if problem is not None:
             (wrong_type if problem.code is ErrorCode.TYPE_ERROR else unexpected).append(problem)
-    quick = _yes_no_options(policy)
     for name, exp in expected.params.items():
         value = args.get(name)
         if value is None or name not in properties:
             continue
         raw = properties.get(name)
         if exact_as_is(raw, exp, value):
-            continue
+            continue  # the usual case; the explaining comparison is for the others
         schema = raw if isinstance(raw, Mapping) else None
-        if param_ok(name, exp, value, schema, quick):
-            continue  # the usual case; the explaining comparison is only for a problem
         problem = match_any(
             schema,
             exp.values,
@@ -166,9 +162,20 @@ def check_call(
     return CallCheck((*unexpected, *missing_required, *missing, *wrong_type, *wrong_value))
 
 
-@lru_cache(maxsize=64)
+#: The matching options of every policy, explaining and yes/no, made once: a policy is
+#: looked up for every item, and only its two string switches change the options.
+_OPTIONS: dict[tuple[bool, bool, bool], MatchOptions] = {
+    (coerce, strict, explain): MatchOptions(
+        coerce_strings=coerce, strict_strings=strict, explain=explain
+    )
+    for coerce in (False, True)
+    for strict in (False, True)
+    for explain in (False, True)
+}
+
+
 def _explaining_options(policy: Policy) -> MatchOptions:
-    return MatchOptions(coerce_strings=policy.coerce_strings, strict_strings=policy.strict_strings)
+    return _OPTIONS[policy.coerce_strings, policy.strict_strings, True]
 
 
 def _check_unasked(
@@ -234,11 +241,8 @@ _DEFAULT_POLICY = Policy()
 _ONE_RIGHT_CALL = Verdict(True, details={"matching": [[0, 0]]})
 
 
-@lru_cache(maxsize=64)
 def _yes_no_options(policy: Policy) -> MatchOptions:
-    return MatchOptions(
-        coerce_strings=policy.coerce_strings, strict_strings=policy.strict_strings, explain=False
-    )
+    return _OPTIONS[policy.coerce_strings, policy.strict_strings, False]
 
 
 def _pair_calls(
@@ -341,13 +345,15 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLI
 
     unmatched = _unmatched(expected, pairs)
     base: dict[str, Any] = {"matching": [list(p) for p in pairs], "unmatched": unmatched}
-    free_calls = [ci for ci, ei in enumerate(matching) if ei is None] or list(range(len(calls)))
+    free_calls = [ci for ci, ei in enumerate(matching) if ei is None]
     first = unmatched[0]
     doc = item.function(expected[first].name)
-    ci, closest = min(
-        ((ci, check_call(calls[ci], expected[first], doc, policy)) for ci in free_calls),
-        key=lambda pair: pair[1].distance(),
-    )
+    ci = free_calls[0]
+    closest = check_call(calls[ci], expected[first], doc, policy)
+    for other in free_calls[1:]:
+        candidate = check_call(calls[other], expected[first], doc, policy)
+        if candidate.distance() < closest.distance():
+            ci, closest = other, candidate
     problems = closest.problems
     base["problems"] = [_problem_json(p) for p in problems]
     base["closest_call"] = ci
