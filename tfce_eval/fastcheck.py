@@ -15,14 +15,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tfce_eval.compare import is_number, numbers_equal, strings_equal
 from tfce_eval.typecheck import (
+    SCALARS,
     CoercionError,
     Kind,
     MatchOptions,
     coerce,
     kind_of,
     match_any,
+    object_verdict,
+    scalar_verdict,
     spellings,
 )
 from tfce_eval.types import Call, ExpectedCall, ExpectedParam, FunctionDoc, OptionalParams, Policy
@@ -120,35 +122,6 @@ def _schema(raw: Any) -> Mapping[str, Any] | None:
     return raw if type(raw) is dict or isinstance(raw, Mapping) else None
 
 
-def _scalar(kind: Kind, want: Any, got: Any, options: MatchOptions) -> bool | None:
-    """One expected scalar against one received value; None means "use the full rules"."""
-    if kind is Kind.STRING:
-        if type(want) is not str:
-            return None
-        if type(got) is not str:
-            return None if options.coerce_strings else False
-        return want == got or strings_equal(want, got, strict=options.strict_strings)
-    if kind is Kind.BOOLEAN:
-        if type(want) is not bool:
-            return None
-        if type(got) is not bool:
-            return None if options.coerce_strings else False
-        return want == got
-    if not is_number(want):
-        return None
-    if not is_number(got):
-        return None if options.coerce_strings else False
-    if kind is Kind.INTEGER and (
-        (type(got) is float and not got.is_integer()) or (type(want) is float)
-    ):
-        return None if type(want) is float else False
-    return want == got or numbers_equal(float(want), float(got), options.rel_tol)
-
-
-# A tuple, not a set: membership by identity avoids hashing the enum members.
-_SCALARS = (Kind.INTEGER, Kind.NUMBER, Kind.STRING, Kind.BOOLEAN)
-
-
 def param_ok(
     name: str,
     exp: ExpectedParam,
@@ -158,9 +131,9 @@ def param_ok(
 ) -> bool:
     """Whether a given (non-null) value of a declared parameter is acceptable."""
     kind = kind_of(schema)
-    if kind in _SCALARS:
+    if kind in SCALARS:
         for want in exp.values:
-            verdict = _scalar(kind, want, value, options)
+            verdict = scalar_verdict(kind, want, value, options)
             if verdict is None:
                 break
             if verdict:
@@ -168,13 +141,13 @@ def param_ok(
         else:
             return False
     elif kind is Kind.OBJECT and not exp.nested_alternatives and type(value) is dict:
-        verdict = _object(schema, exp.values, value, options)
+        verdict = object_verdict(schema, exp.values, value, options)
         if verdict is not None:
             return verdict
     elif kind is Kind.ARRAY and not exp.nested_alternatives and type(value) is list:
         items = schema.get("items") if schema is not None else None
         item_kind = kind_of(_schema(items))
-        if item_kind in _SCALARS:
+        if item_kind in SCALARS:
             verdict = _array(item_kind, exp.values, value, options)
             if verdict is not None:
                 return verdict
@@ -191,39 +164,6 @@ def param_ok(
     )
 
 
-def _object(
-    schema: Mapping[str, Any] | None,
-    values: tuple[Any, ...],
-    got: dict[str, Any],
-    options: MatchOptions,
-) -> bool | None:
-    """An object whose declared members are scalars, member by member; None: full rules."""
-    props = schema.get("properties") if schema is not None else None
-    if not isinstance(props, Mapping):
-        return None
-    present = {k for k, v in got.items() if v is not None}
-    for want in values:
-        if type(want) is not dict:
-            return None
-        if {k for k, v in want.items() if v is not None} != present:
-            continue
-        for key in present:
-            member = _schema(props.get(key))
-            if member is None:
-                return None
-            kind = kind_of(member)
-            if kind not in _SCALARS:
-                return None
-            verdict = _scalar(kind, want[key], got[key], options)
-            if verdict is None:
-                return None
-            if not verdict:
-                break
-        else:
-            return True
-    return None if not values else False
-
-
 def _array(
     kind: Kind, values: tuple[Any, ...], got: list[Any], options: MatchOptions
 ) -> bool | None:
@@ -233,7 +173,7 @@ def _array(
         if len(want) != len(got):
             continue
         for w, g in zip(want, got, strict=True):
-            verdict = _scalar(kind, w, g, options)
+            verdict = scalar_verdict(kind, w, g, options)
             if verdict is None:
                 return None
             if not verdict:

@@ -8,9 +8,9 @@ objects recursively and reports the first problem with its path (`bands[2].scs_k
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
-from typing import Any
+from typing import Any, TypeGuard
 
 from tfce_eval.compare import AST_REL_TOL, is_number, numbers_equal, strings_equal, values_equal
 from tfce_eval.types import ErrorCode
@@ -58,6 +58,11 @@ def spellings(kind: Kind) -> frozenset[str]:
 
 _TRUE = frozenset({"true", "yes"})
 _FALSE = frozenset({"false", "no"})
+
+
+def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    # Plain dicts first: the ABC check costs several times more and they are the usual case.
+    return type(value) is dict or isinstance(value, Mapping)
 
 
 def kind_of(schema: Mapping[str, Any] | None) -> Kind:
@@ -125,7 +130,7 @@ def coerce(value: Any, kind: Kind, *, from_strings: bool) -> Any:
             return list(value)
         raise CoercionError(f"{_type_name(value)} where an array is declared")
     if kind is Kind.OBJECT:
-        if isinstance(value, Mapping):
+        if _is_mapping(value):
             return value
         raise CoercionError(f"{_type_name(value)} where an object is declared")
     return value
@@ -144,7 +149,7 @@ def _type_name(value: Any) -> str:
         return "a string"
     if isinstance(value, list | tuple):
         return "an array"
-    if isinstance(value, Mapping):
+    if _is_mapping(value):
         return "an object"
     return type(value).__name__
 
@@ -206,7 +211,7 @@ def match_value(
         want = expected  # ground truth of the wrong type: compare generically (validate warns)
     if kind is Kind.ARRAY and isinstance(want, list):
         return _match_array(schema, want, got, path, options, alternatives_inside)
-    if kind is Kind.OBJECT and isinstance(want, Mapping):
+    if kind is Kind.OBJECT and _is_mapping(want):
         return _match_object(schema, want, got, path, options, alternatives_inside)
     if kind in (Kind.INTEGER, Kind.NUMBER) and is_number(want):
         equal = numbers_equal(float(want), float(got), options.rel_tol)
@@ -227,9 +232,74 @@ def match_value(
     )
 
 
+#: The kinds `scalar_verdict` compares. A tuple, not a set: membership by identity avoids
+#: hashing the enum members.
+SCALARS = (Kind.INTEGER, Kind.NUMBER, Kind.STRING, Kind.BOOLEAN)
+
+
+def scalar_verdict(kind: Kind, want: Any, got: Any, options: MatchOptions) -> bool | None:
+    """One expected scalar against one received value of a scalar kind, yes or no, without
+    building a mismatch; None means "use the full rules" (coercion, generic comparison)."""
+    if kind is Kind.STRING:
+        if type(want) is not str:
+            return None
+        if type(got) is not str:
+            return None if options.coerce_strings else False
+        return want == got or strings_equal(want, got, strict=options.strict_strings)
+    if kind is Kind.BOOLEAN:
+        if type(want) is not bool:
+            return None
+        if type(got) is not bool:
+            return None if options.coerce_strings else False
+        return want == got
+    if not is_number(want):
+        return None
+    if not is_number(got):
+        return None if options.coerce_strings else False
+    if kind is Kind.INTEGER and (
+        (type(got) is float and not got.is_integer()) or (type(want) is float)
+    ):
+        return None if type(want) is float else False
+    return want == got or numbers_equal(float(want), float(got), options.rel_tol)
+
+
+def object_verdict(
+    schema: Mapping[str, Any] | None,
+    values: tuple[Any, ...],
+    got: dict[str, Any],
+    options: MatchOptions,
+) -> bool | None:
+    """An object against its acceptable values, when its declared members are scalars,
+    member by member with `scalar_verdict`; None means "use the full rules"."""
+    props = schema.get("properties") if schema is not None else None
+    if not _is_mapping(props):
+        return None
+    present = {k for k, v in got.items() if v is not None}
+    for want in values:
+        if type(want) is not dict:
+            return None
+        if {k for k, v in want.items() if v is not None} != present:
+            continue
+        for key in present:
+            member = props.get(key)
+            if not _is_mapping(member):
+                return None
+            kind = kind_of(member)
+            if kind not in SCALARS:
+                return None
+            verdict = scalar_verdict(kind, want[key], got[key], options)
+            if verdict is None:
+                return None
+            if not verdict:
+                break
+        else:
+            return True
+    return None if not values else False
+
+
 def _items_schema(schema: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
-    items = schema.get("items") if isinstance(schema, Mapping) else None
-    return items if isinstance(items, Mapping) else None
+    items = schema.get("items") if _is_mapping(schema) else None
+    return items if _is_mapping(items) else None
 
 
 def _match_array(
@@ -295,19 +365,26 @@ def _same_multiset(
 ) -> bool:
     from tfce_eval.matching import max_matching
 
-    adjacency = [
-        [
-            match_value(items, w, g, "", options, alternatives_inside=alternatives_inside) is None
-            for w in want
-        ]
-        for g in got
-    ]
+    kind = kind_of(items)
+    quick = replace(options, explain=False)
+
+    def fits(w: Any, g: Any) -> bool:
+        verdict = None
+        if kind in SCALARS:
+            verdict = scalar_verdict(kind, w, g, quick)
+        elif kind is Kind.OBJECT and not alternatives_inside and type(g) is dict:
+            verdict = object_verdict(items, (w,), g, quick)
+        if verdict is not None:
+            return verdict
+        return match_value(items, w, g, "", quick, alternatives_inside=alternatives_inside) is None
+
+    adjacency = [[fits(w, g) for w in want] for g in got]
     return all(m is not None for m in max_matching(adjacency))
 
 
 def _properties(schema: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    return props if isinstance(props, Mapping) else {}
+    props = schema.get("properties") if _is_mapping(schema) else None
+    return props if _is_mapping(props) else {}
 
 
 def expand_alternatives(value: Any, schema: Mapping[str, Any] | None) -> tuple[list[Any], bool]:
@@ -346,7 +423,9 @@ def _match_object(
         )
     for key in sorted(want_keys):
         sub = f"{path}.{key}"
-        sub_schema = props.get(key) if isinstance(props.get(key), Mapping) else None
+        sub_schema = props.get(key)
+        if not _is_mapping(sub_schema):
+            sub_schema = None
         if alternatives_inside:
             values, may_omit = expand_alternatives(want[key], sub_schema)
         else:
