@@ -25,6 +25,7 @@ from tfce_eval.typecheck import (
     match_any,
     object_verdict,
     scalar_verdict,
+    scalars_verdict,
     spellings,
 )
 from tfce_eval.types import Call, ExpectedCall, ExpectedParam, FunctionDoc, OptionalParams, Policy
@@ -172,13 +173,10 @@ def _array(
             return None
         if len(want) != len(got):
             continue
-        for w, g in zip(want, got, strict=True):
-            verdict = scalar_verdict(kind, w, g, options)
-            if verdict is None:
-                return None
-            if not verdict:
-                break
-        else:
+        verdict = scalars_verdict(((kind, w, g) for w, g in zip(want, got, strict=True)), options)
+        if verdict is None:
+            return None
+        if verdict:
             return True
     # No alternative matched; a type problem in any element must still be a "no".
     return False

@@ -7,7 +7,7 @@ objects recursively and reports the first problem with its path (`bands[2].scs_k
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, TypeGuard
@@ -280,21 +280,24 @@ def object_verdict(
             return None
         if {k for k, v in want.items() if v is not None} != present:
             continue
-        for key in present:
-            member = props.get(key)
-            if not _is_mapping(member):
-                return None
-            kind = kind_of(member)
-            if kind not in SCALARS:
-                return None
-            verdict = scalar_verdict(kind, want[key], got[key], options)
-            if verdict is None:
-                return None
-            if not verdict:
-                break
-        else:
-            return True
+        verdict = scalars_verdict(
+            ((kind_of(props.get(key)), want[key], got[key]) for key in present), options
+        )
+        if verdict is not False:
+            return verdict
     return None if not values else False
+
+
+def scalars_verdict(triples: Iterable[tuple[Kind, Any, Any]], options: MatchOptions) -> bool | None:
+    """`scalar_verdict` over (kind, expected, received) triples: True when all agree, False
+    at the first difference, None when one needs the full rules (or is not a scalar)."""
+    for kind, want, got in triples:
+        if kind not in SCALARS:
+            return None
+        verdict = scalar_verdict(kind, want, got, options)
+        if verdict is not True:
+            return verdict
+    return True
 
 
 def _items_schema(schema: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
