@@ -476,9 +476,14 @@ def _variants(rng: Any, value: Any) -> list[Any]:
     ],
     ids=["default", "any", "forbid", "coerce", "strict"],
 )
-def test_fast_yes_no_check_agrees_with_the_explaining_check(policy: Policy) -> None:
+def test_fast_yes_no_check_agrees_with_the_explaining_check(
+    policy: Policy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`satisfies` and `check_call` both settle exact values by their declared type names;
+    both are held to the general rules alone (the shortcut switched off) as the reference."""
     import random
 
+    import tfce_eval.check as check_module
     from tfce_eval.fastcheck import declared, satisfies
     from tfce_eval.typecheck import MatchOptions
 
@@ -509,6 +514,17 @@ def test_fast_yes_no_check_agrees_with_the_explaining_check(policy: Policy) -> N
             tfce_call("configure_ca", carriers=[{"band": 78, "bw": 100.5}], flags=[1, 0]),
             {"carriers": [{"band": 78, "bw": 100.5}], "flags": [1, 0]},
         ),
+        # Python's equality forgives 1 == 1.0 == True; the checker does not.
+        (
+            NESTED,
+            tfce_call("configure_ca", carriers=[{"band": "n78", "bw": True}], flags=[1, 0]),
+            {"carriers": [{"band": "n78", "bw": 1}], "flags": [True, False]},
+        ),
+        (
+            SITE,
+            tfce_call("site", location={"lat": True, "lon": False, "extra": [True]}),
+            {"location": {"lat": 1, "lon": 0, "extra": [1]}},
+        ),
     ]
     options = MatchOptions(
         coerce_strings=policy.coerce_strings, strict_strings=policy.strict_strings, explain=False
@@ -529,6 +545,9 @@ def test_fast_yes_no_check_agrees_with_the_explaining_check(policy: Policy) -> N
             call = Call(expected.name if rng.random() < 0.95 else "other", arguments)
             slow = check_call(call, expected, doc(raw_doc), policy).ok
             fast = satisfies(call, expected, properties, required, policy, options)
-            assert fast == slow, (call, slow)
+            with monkeypatch.context() as rules_only:
+                rules_only.setattr(check_module, "exact_as_is", lambda *_: False)
+                reference = check_call(call, expected, doc(raw_doc), policy).ok
+            assert fast == slow == reference, (call, fast, slow, reference)
             compared += 1
-    assert compared == 2100
+    assert compared == 2700

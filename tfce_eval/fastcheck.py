@@ -45,36 +45,35 @@ _OBJECT_TYPES = spellings(Kind.OBJECT)
 _ARRAY_TYPES = spellings(Kind.ARRAY)
 
 
-def _as_is(schema: Any, value: Any) -> bool:
-    """Whether a value equal to the expected value is of a type its declaration takes as it is.
+def _as_is(schema: Any, want: Any, got: Any) -> bool:
+    """For an answer equal to the expected value (`want == got`, seen by the caller): whether
+    both are of the same types throughout, types their declaration takes as they are.
 
-    Then coercion changes neither side and the comparison is equality, which the caller has
-    seen: the usual right answer. Members and elements are asked recursively; an undeclared
-    member or element type compares generically, so equal is enough there.
+    Then coercion changes neither side and the comparison is that equality: the usual right
+    answer. The types are asked because Python's equality forgives `1 == 1.0 == True`.
+    Members and elements are asked recursively; one without a declared type is left to the
+    full rules.
     """
+    plain = type(got)
+    if type(want) is not plain:
+        return False
     declared = schema.get("type") if type(schema) is dict else None
     if type(declared) is not str:
         return False
-    plain = type(value)
     if plain is dict:
-        if declared not in _OBJECT_TYPES:
-            return False
         props = schema.get("properties")
-        if type(props) is not dict:
-            return props is None
-        for key, member in value.items():
-            sub = props.get(key)
-            if type(sub) is dict and member is not None and not _as_is(sub, member):
+        if declared not in _OBJECT_TYPES or type(props) is not dict:
+            return False
+        for key, member in got.items():
+            if member is not None and not _as_is(props.get(key), want[key], member):
                 return False
         return True
     if plain is list:
-        if declared not in _ARRAY_TYPES:
-            return False
         items = schema.get("items")
-        if type(items) is not dict:
-            return items is None
-        for element in value:  # noqa: SIM110 (a loop, not all(): no generator on the hot path)
-            if not _as_is(items, element):
+        if declared not in _ARRAY_TYPES or type(items) is not dict:
+            return False
+        for w, g in zip(want, got, strict=True):  # noqa: SIM110 (no generator on the hot path)
+            if not _as_is(items, w, g):
                 return False
         return True
     taken = _TAKEN_AS_IS.get(plain)
@@ -94,7 +93,7 @@ def exact_as_is(raw: Any, exp: ExpectedParam, value: Any) -> bool:
     if taken is not None:
         declared_type = raw.get("type") if type(raw) is dict else None
         return type(declared_type) is str and declared_type in taken
-    return not exp.nested_alternatives and _as_is(raw, value)
+    return not exp.nested_alternatives and _as_is(raw, values[0], value)
 
 
 def equals_default(schema: Mapping[str, Any] | None, value: Any, options: MatchOptions) -> bool:
@@ -223,7 +222,7 @@ def satisfies(
                 declared_type = raw.get("type") if type(raw) is dict else None
                 if type(declared_type) is str and declared_type in taken:
                     continue
-            elif not exp.nested_alternatives and _as_is(raw, value):
+            elif not exp.nested_alternatives and _as_is(raw, values[0], value):
                 continue
         if not param_ok(name, exp, value, _schema(raw), options):
             return False
