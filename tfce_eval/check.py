@@ -333,18 +333,18 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLI
     options = _yes_no_options(policy)
     if len(calls) == 1:
         # simple and multiple: one pair, asked directly.
-        properties, required = declared(expected[0], item.function(expected[0].name))
-        if satisfies(calls[0], expected[0], properties, required, policy, options):
+        exp = expected[0]
+        doc = item.function(exp.name)
+        properties, required = declared(exp, doc)
+        if satisfies(calls[0], exp, properties, required, policy, options):
             return _ONE_RIGHT_CALL
-        matching: list[int | None] = [None]
-    else:
-        matching = _pair_calls(item, calls, expected, policy, options)
-    pairs = [(ci, ei) for ci, ei in enumerate(matching) if ei is not None]
-    if len(pairs) == len(expected):
-        return Verdict(True, details={"matching": [list(p) for p in pairs]})
-
-    unmatched = _unmatched(expected, pairs)
-    base: dict[str, Any] = {"matching": [list(p) for p in pairs], "unmatched": unmatched}
+        return _failure(expected, [], [0], 0, check_call(calls[0], exp, doc, policy))
+    matching = _pair_calls(item, calls, expected, policy, options)
+    if None not in matching:
+        return Verdict(True, details={"matching": [[ci, ei] for ci, ei in enumerate(matching)]})
+    pairs = [[ci, ei] for ci, ei in enumerate(matching) if ei is not None]
+    paired = set(matching)
+    unmatched = [ei for ei in range(len(expected)) if ei not in paired]
     free_calls = [ci for ci, ei in enumerate(matching) if ei is None]
     first = unmatched[0]
     doc = item.function(expected[first].name)
@@ -354,16 +354,36 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLI
         candidate = check_call(calls[other], expected[first], doc, policy)
         if candidate.distance() < closest.distance():
             ci, closest = other, candidate
+    return _failure(expected, pairs, unmatched, ci, closest)
+
+
+def _failure(
+    expected: Sequence[ExpectedCall],
+    pairs: list[list[int]],
+    unmatched: list[int],
+    closest_call: int,
+    closest: CallCheck,
+) -> Verdict:
+    """The verdict of an item without a perfect pairing: the closest call's problems for the
+    first unmatched expected call (SPEC 5.5), at most three of them in the message."""
     problems = closest.problems
-    base["problems"] = [_problem_json(p) for p in problems]
-    base["closest_call"] = ci
-    if any(p.order_only for p in problems):
-        base["order_only"] = True
-    prefix = "" if len(expected) == 1 else f"expected call {first + 1} ({expected[first].name}): "
-    message = prefix + "; ".join(p.message for p in problems[:3])
+    details: dict[str, Any] = {
+        "matching": pairs,
+        "unmatched": unmatched,
+        "problems": [_problem_json(p) for p in problems],
+        "closest_call": closest_call,
+    }
+    for p in problems:
+        if p.order_only:
+            details["order_only"] = True
+            break
+    message = "; ".join([p.message for p in problems[:3]])
     if len(problems) > 3:
         message += f"; and {len(problems) - 3} more"
-    return Verdict(False, problems[0].code, message, base)
+    if len(expected) > 1:
+        first = unmatched[0]
+        message = f"expected call {first + 1} ({expected[first].name}): {message}"
+    return Verdict(False, problems[0].code, message, details)
 
 
 def answer_and_truth(item: Item, decoded: DecodeResult) -> dict[str, Any]:
@@ -381,8 +401,3 @@ def answer_and_truth(item: Item, decoded: DecodeResult) -> dict[str, Any]:
 
 def _names(calls: Sequence[Call] | Sequence[ExpectedCall]) -> str:
     return ", ".join(c.name for c in calls)
-
-
-def _unmatched(expected: Sequence[ExpectedCall], pairs: Sequence[tuple[int, int]]) -> list[int]:
-    matched = {ei for _, ei in pairs}
-    return [ei for ei in range(len(expected)) if ei not in matched]
