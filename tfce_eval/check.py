@@ -101,56 +101,43 @@ def check_call(
         required = ()
     args = call.arguments
     # One list per code, in the SPEC's check order (5.2): the first problem names the error.
-    unexpected: list[Mismatch] = []
+    undeclared: list[Mismatch] = []
+    unasked: list[Mismatch] = []
     missing_required: list[Mismatch] = []
     missing: list[Mismatch] = []
     wrong_type: list[Mismatch] = []
     wrong_value: list[Mismatch] = []
 
+    params = expected.params
     for name, value in args.items():
         if name not in properties:
-            unexpected.append(
-                _problem(
-                    ErrorCode.UNEXPECTED_PARAM,
-                    name,
-                    f"{name}: not a parameter of {call.name}",
-                    None,
-                    value,
-                )
-            )
+            message = f"{name}: not a parameter of {call.name}"
+            undeclared.append(_problem(ErrorCode.UNEXPECTED_PARAM, name, message, None, value))
+        elif name not in params:
+            problem = _check_unasked(name, value, properties.get(name), policy, options)
+            if problem is not None:
+                (wrong_type if problem.code is ErrorCode.TYPE_ERROR else unasked).append(problem)
     for name in required:
         if args.get(name) is None:
             missing_required.append(
                 _problem(ErrorCode.MISSING_REQUIRED, name, f"{name}: required parameter missing")
             )
-    for name, exp in expected.params.items():
-        if args.get(name) is not None or name in required:
-            continue  # a missing required one is reported above
-        schema = properties.get(name)
-        if exp.may_omit or any(equals_default(schema, v, options) for v in exp.values):
-            continue
-        shown = exp.values[0] if exp.values else None
-        missing.append(
-            _problem(
-                ErrorCode.MISSING_PARAM, name, f"{name}: missing, expected {shown!r}", shown, None
-            )
-        )
-    for name, value in args.items():
-        if name not in properties or name in expected.params:
-            continue
-        problem = _check_unasked(name, value, properties.get(name), policy, options)
-        if problem is not None:
-            (wrong_type if problem.code is ErrorCode.TYPE_ERROR else unexpected).append(problem)
-    for name, exp in expected.params.items():
+    for name, exp in params.items():
         value = args.get(name)
-        if value is None or name not in properties:
-            continue
         raw = properties.get(name)
-        if exact_as_is(raw, exp, value):
-            continue  # the usual case; the explaining comparison is for the others
-        schema = raw if isinstance(raw, Mapping) else None
+        if value is None:
+            if name in required or exp.may_omit:
+                continue  # a missing required one is reported above
+            if any(equals_default(raw, v, options) for v in exp.values):
+                continue
+            shown = exp.values[0] if exp.values else None
+            message = f"{name}: missing, expected {shown!r}"
+            missing.append(_problem(ErrorCode.MISSING_PARAM, name, message, shown, None))
+            continue
+        if name not in properties or exact_as_is(raw, exp, value):
+            continue  # exact: the usual case; the explaining comparison is for the others
         problem = match_any(
-            schema,
+            raw if isinstance(raw, Mapping) else None,
             exp.values,
             value,
             name,
@@ -159,7 +146,9 @@ def check_call(
         )
         if problem is not None:
             (wrong_type if problem.code is ErrorCode.TYPE_ERROR else wrong_value).append(problem)
-    return CallCheck((*unexpected, *missing_required, *missing, *wrong_type, *wrong_value))
+    return CallCheck(
+        (*undeclared, *unasked, *missing_required, *missing, *wrong_type, *wrong_value)
+    )
 
 
 #: The matching options of every policy, explaining and yes/no, made once: a policy is
