@@ -46,7 +46,7 @@ _CLOSENESS = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CallCheck:
     """One call checked against one expected call: valid, or its problems in check order."""
 

@@ -154,7 +154,7 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Mismatch:
     """The first problem found when matching one value: code, path and both sides."""
 
@@ -166,7 +166,7 @@ class Mismatch:
     order_only: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MatchOptions:
     coerce_strings: bool = False
     strict_strings: bool = False

@@ -69,7 +69,7 @@ class OptionalParams(StrEnum):
     FORBID = "forbid"  # never allowed (BFCL's rule)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Policy:
     """Checker options. Each changes only what SPEC 5 says it changes; recorded in run.json."""
 
@@ -85,7 +85,7 @@ class Policy:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SourceRef:
     """Where a record came from: a file and a 1-based line (0 when the file is one JSON value)."""
 
@@ -96,7 +96,7 @@ class SourceRef:
         return f"{self.path}:{self.line}" if self.line else self.path
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FunctionDoc:
     """One function doc exactly as the dataset gives it; `raw` is kept for checking and prompts.
 
@@ -126,7 +126,7 @@ class FunctionDoc:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ExpectedParam:
     """The acceptable values of one parameter, and whether leaving it out is also right."""
 
@@ -136,7 +136,7 @@ class ExpectedParam:
     nested_alternatives: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ExpectedCall:
     """One call the ground truth expects."""
 
@@ -144,7 +144,7 @@ class ExpectedCall:
     params: Mapping[str, ExpectedParam]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Item:
     """A question, its function docs and its ground truth, joined by id."""
 
@@ -162,7 +162,7 @@ class Item:
         return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Call:
     """One decoded function call: a name and keyword arguments (JSON-like values only)."""
 
@@ -173,7 +173,7 @@ class Call:
         return {"name": self.name, "arguments": dict(self.arguments)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DecodeResult:
     """What the decoder made of one model answer: calls, or the reason it could not."""
 
@@ -185,7 +185,7 @@ class DecodeResult:
         return self.calls is not None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Verdict:
     """The checker's judgement of one item (AST, and exec where it ran)."""
 
