@@ -251,7 +251,30 @@ def _pair_calls(
     """
     n_expected = len(expected)
     docs: dict[str, tuple[Mapping[str, Any], tuple[str, ...]]] = {}
-    asked: dict[int, bool] = {}
+    for exp in expected:
+        if exp.name not in docs:
+            docs[exp.name] = declared(exp, item.function(exp.name))
+    asked: dict[int, bool] = {}  # by call index * n_expected + expected index
+
+    taken = [False] * n_expected
+    first_fit: list[int | None] = []
+    for ci, call in enumerate(calls):
+        name = call.name
+        for ei, exp in enumerate(expected):
+            if taken[ei] or exp.name != name:
+                continue
+            properties, required = docs[name]
+            fits = asked[ci * n_expected + ei] = satisfies(
+                call, exp, properties, required, policy, options
+            )
+            if fits:
+                taken[ei] = True
+                first_fit.append(ei)
+                break
+        else:
+            first_fit.append(None)
+    if None not in first_fit:
+        return first_fit
 
     def ask(ci: int, ei: int) -> bool:
         call, exp = calls[ci], expected[ei]
@@ -260,24 +283,10 @@ def _pair_calls(
         key = ci * n_expected + ei
         known = asked.get(key)
         if known is None:
-            doc = docs.get(exp.name)
-            if doc is None:
-                doc = docs[exp.name] = declared(exp, item.function(exp.name))
-            known = asked[key] = satisfies(call, exp, doc[0], doc[1], policy, options)
+            properties, required = docs[exp.name]
+            known = asked[key] = satisfies(call, exp, properties, required, policy, options)
         return known
 
-    taken = [False] * n_expected
-    first_fit: list[int | None] = []
-    for ci in range(len(calls)):
-        found = None
-        for ei in range(n_expected):
-            if not taken[ei] and ask(ci, ei):
-                found = ei
-                taken[ei] = True
-                break
-        first_fit.append(found)
-    if None not in first_fit or all(taken):
-        return first_fit
     return complete_matching(first_fit, n_expected, ask)
 
 
