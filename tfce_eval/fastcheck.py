@@ -31,6 +31,7 @@ from tfce_eval.typecheck import (
 from tfce_eval.types import Call, ExpectedCall, ExpectedParam, FunctionDoc, OptionalParams, Policy
 
 _NO_SCHEMA: Mapping[str, Any] = {}
+_UNDECLARED = object()
 
 #: For a value of each plain type, the declared type names that take it as it is (no
 #: coercion): `int` is an integer and also a number, `float` only a number.
@@ -194,25 +195,24 @@ def satisfies(
         return False
     args = call.arguments
     params = expected.params
-    for name, value in args.items():
-        if name not in properties:
-            return False
-        if name not in params and not _unasked_ok(value, properties[name], policy, options):
-            return False
     for name in required:
         if args.get(name) is None:
             return False
-    for name, exp in params.items():
-        value = args.get(name)
-        if value is None:
-            if name in required or exp.may_omit:
-                continue
-            schema = _schema(properties.get(name))
-            if not any(equals_default(schema, v, options) for v in exp.values):
+    given = 0  # expected parameters the call gives, to know whether any is left out
+    for name, value in args.items():
+        raw = properties.get(name, _UNDECLARED)
+        if raw is _UNDECLARED:
+            return False
+        exp = params.get(name)
+        if exp is None:
+            if not _unasked_ok(value, raw, policy, options):
                 return False
             continue
-        # Present, so declared (checked above).
-        raw = properties[name]
+        given += 1
+        if value is None:
+            if not _omission_ok(name, exp, raw, required, options):
+                return False
+            continue
         values = exp.values
         if len(values) == 1 and type(values[0]) is type(value) and values[0] == value:
             # The exact expected value: settled from the declared type names when they
@@ -226,7 +226,24 @@ def satisfies(
                 continue
         if not param_ok(name, exp, value, _schema(raw), options):
             return False
+    if given < len(params):
+        for name, exp in params.items():
+            if name in args:
+                continue
+            if not _omission_ok(name, exp, properties.get(name), required, options):
+                return False
     return True
+
+
+def _omission_ok(
+    name: str, exp: ExpectedParam, raw: Any, required: tuple[str, ...], options: MatchOptions
+) -> bool:
+    """An expected parameter the call leaves out or sets to null (SPEC 5.2.4); a required one
+    is judged by the required check."""
+    if name in required or exp.may_omit:
+        return True
+    schema = _schema(raw)
+    return any(equals_default(schema, v, options) for v in exp.values)
 
 
 def _unasked_ok(value: Any, schema: Any, policy: Policy, options: MatchOptions) -> bool:
