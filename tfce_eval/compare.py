@@ -25,7 +25,10 @@ _DASHES = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0
 
 def is_number(value: object) -> bool:
     """True for int and float, never for bool (SPEC 5.3: bool is never a number)."""
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    kind = type(value)
+    if kind is int or kind is float:  # decoded values: the exact types, asked first
+        return True
+    return isinstance(value, int | float) and kind is not bool
 
 
 def numbers_equal(a: float, b: float, rel_tol: float = AST_REL_TOL) -> bool:
