@@ -60,12 +60,6 @@ class CallCheck:
         return (_CLOSENESS.index(self.problems[0].code), len(self.problems))
 
 
-def _problem(
-    code: ErrorCode, path: str, message: str, expected: Any = None, received: Any = None
-) -> Mismatch:
-    return Mismatch(code, path, message, expected, received)
-
-
 def _declared_default(schema: Mapping[str, Any] | None) -> tuple[bool, Any]:
     if isinstance(schema, Mapping) and "default" in schema:
         return True, schema["default"]
@@ -82,7 +76,7 @@ def check_call(
     if call.name != expected.name:
         return CallCheck(
             (
-                _problem(
+                Mismatch(
                     ErrorCode.WRONG_FUNCTION,
                     "",
                     f"called {call.name}, expected {expected.name}",
@@ -112,7 +106,7 @@ def check_call(
     for name, value in args.items():
         if name not in properties:
             message = f"{name}: not a parameter of {call.name}"
-            undeclared.append(_problem(ErrorCode.UNEXPECTED_PARAM, name, message, None, value))
+            undeclared.append(Mismatch(ErrorCode.UNEXPECTED_PARAM, name, message, None, value))
         elif name not in params:
             problem = _check_unasked(name, value, properties.get(name), policy, options)
             if problem is not None:
@@ -120,7 +114,7 @@ def check_call(
     for name in required:
         if args.get(name) is None:
             missing_required.append(
-                _problem(ErrorCode.MISSING_REQUIRED, name, f"{name}: required parameter missing")
+                Mismatch(ErrorCode.MISSING_REQUIRED, name, f"{name}: required parameter missing")
             )
     for name, exp in params.items():
         value = args.get(name)
@@ -132,7 +126,7 @@ def check_call(
                 continue
             shown = exp.values[0] if exp.values else None
             message = f"{name}: missing, expected {shown!r}"
-            missing.append(_problem(ErrorCode.MISSING_PARAM, name, message, shown, None))
+            missing.append(Mismatch(ErrorCode.MISSING_PARAM, name, message, shown, None))
             continue
         if name not in properties or exact_as_is(raw, exp, value):
             continue  # exact: the usual case; the explaining comparison is for the others
@@ -176,7 +170,7 @@ def _check_unasked(
 ) -> Mismatch | None:
     """A declared parameter the ground truth does not mention (SPEC 5.2.5)."""
     if policy.optional_params is OptionalParams.FORBID:
-        return _problem(
+        return Mismatch(
             ErrorCode.UNEXPECTED_PARAM,
             name,
             f"{name}: not expected (optional parameters are forbidden)",
@@ -189,13 +183,13 @@ def _check_unasked(
         try:
             coerce(value, kind_of(schema), from_strings=options.coerce_strings)
         except CoercionError as exc:
-            return _problem(ErrorCode.TYPE_ERROR, name, f"{name}: {exc}", None, value)
+            return Mismatch(ErrorCode.TYPE_ERROR, name, f"{name}: {exc}", None, value)
         return None
     if equals_default(schema, value, options):
         return None
     has_default, default = _declared_default(schema)
     because = f"its default is {default!r}" if has_default else "it has no default"
-    return _problem(
+    return Mismatch(
         ErrorCode.UNEXPECTED_PARAM,
         name,
         f"{name}: set to {value!r}, which nobody asked for ({because})",
@@ -375,9 +369,12 @@ def _failure(
         if p.order_only:
             details["order_only"] = True
             break
-    message = "; ".join([p.message for p in problems[:3]])
-    if len(problems) > 3:
-        message += f"; and {len(problems) - 3} more"
+    if len(problems) == 1:
+        message = problems[0].message
+    else:
+        message = "; ".join([p.message for p in problems[:3]])
+        if len(problems) > 3:
+            message += f"; and {len(problems) - 3} more"
     if len(expected) > 1:
         first = unmatched[0]
         message = f"expected call {first + 1} ({expected[first].name}): {message}"
