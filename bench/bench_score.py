@@ -147,12 +147,15 @@ def inner_checker(data_dir: Path, repeat: int, verdicts_path: Path | None) -> di
 
     dataset = load_dataset(data_dir / "data")
     index = index_outputs(data_dir / "outputs.jsonl")
+    labels = answer_labels(data_dir)
     policy = Policy()
     clock = time.perf_counter
     runs_all: list[float] = []
     runs_decoded: list[float] = []
     runs_by_category: list[dict[str, float]] = []
     n_by_category: dict[str, int] = {}
+    runs_by_answer: list[dict[str, float]] = []
+    n_by_answer: dict[str, int] = {}
     runs_decode: list[float] = []
     n_all = n_decoded = 0
     for r in range(max(1, repeat)):
@@ -165,6 +168,8 @@ def inner_checker(data_dir: Path, repeat: int, verdicts_path: Path | None) -> di
         n_all = n_decoded = 0
         by_category: dict[str, float] = {}
         n_by_category = {}
+        by_answer: dict[str, float] = {}
+        n_by_answer = {}
         with (data_dir / "outputs.jsonl").open("rb") as fh:
             for item in dataset.iter_items():
                 offset, _ = index.offsets[item.id]
@@ -184,6 +189,9 @@ def inner_checker(data_dir: Path, repeat: int, verdicts_path: Path | None) -> di
                     category = str(item.category)
                     by_category[category] = by_category.get(category, 0.0) + t2 - t1
                     n_by_category[category] = n_by_category.get(category, 0) + 1
+                    answer = labels[item.id]
+                    by_answer[answer] = by_answer.get(answer, 0.0) + t2 - t1
+                    n_by_answer[answer] = n_by_answer.get(answer, 0) + 1
                 if out is not None:
                     calls = None
                     if decoded.calls is not None:
@@ -196,6 +204,7 @@ def inner_checker(data_dir: Path, repeat: int, verdicts_path: Path | None) -> di
         runs_all.append(t_all)
         runs_decoded.append(t_decoded)
         runs_by_category.append(by_category)
+        runs_by_answer.append(by_answer)
         runs_decode.append(t_decode)
     return {
         "items": n_all,
@@ -204,6 +213,8 @@ def inner_checker(data_dir: Path, repeat: int, verdicts_path: Path | None) -> di
         "check_decoded_s": runs_decoded,
         "by_category_s": runs_by_category,
         "by_category_cases": n_by_category,
+        "by_answer_s": runs_by_answer,
+        "by_answer_cases": n_by_answer,
         "decode_s": runs_decode,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
     }
@@ -226,6 +237,7 @@ class SizeResult:
     agreement: dict[str, Any] | None = None
     ratio: dict[str, float] | None = None
     by_category: dict[str, dict[str, float]] = field(default_factory=dict)
+    by_answer: dict[str, dict[str, float]] = field(default_factory=dict)
     decoding: dict[str, Any] | None = None
     checks: list[str] = field(default_factory=list)
 
@@ -319,25 +331,33 @@ def run_bfcl(target: Path, passes: int, verdicts: Path | None) -> dict[str, Any]
     return data
 
 
-def per_category(
-    ours_runs: list[dict[str, Any]], bfcl_runs: list[dict[str, Any]]
-) -> dict[str, dict[str, float]]:
-    """Median microseconds per case of each checker, category by category."""
-    import make_synthetic
+def answer_labels(target: Path) -> dict[str, str]:
+    """The generator's label of every answer ("right answers" or "wrong answers"), by id."""
+    labels: dict[str, str] = {}
+    with (target / "cases.jsonl").open(encoding="utf-8") as fh:
+        for line in fh:
+            case = json.loads(line)
+            labels[case["id"]] = "right answers" if case["right"] else "wrong answers"
+    return labels
 
+
+def per_group(
+    ours_runs: list[dict[str, Any]], bfcl_runs: list[dict[str, Any]], key: str, order: list[str]
+) -> dict[str, dict[str, float]]:
+    """Median microseconds per case of each checker, group by group (`by_<key>_s`)."""
     out: dict[str, dict[str, float]] = {}
-    counts = ours_runs[0]["by_category_cases"]
-    for category in [c for c, _ in make_synthetic.TFCE_MIX if c in counts]:
-        count = counts[category]
-        ours = _median([p[category] for run in ours_runs for p in run["by_category_s"]])
-        theirs = _median([p[category] for run in bfcl_runs for p in run["by_category_s"]])
-        n_bfcl = bfcl_runs[0]["by_category_cases"].get(category, 0)
-        out[category] = {
+    counts = ours_runs[0][f"by_{key}_cases"]
+    for group in [g for g in order if g in counts]:
+        count = counts[group]
+        ours = _median([p[group] for run in ours_runs for p in run[f"by_{key}_s"]])
+        theirs = _median([p.get(group, 0.0) for run in bfcl_runs for p in run[f"by_{key}_s"]])
+        n_bfcl = bfcl_runs[0][f"by_{key}_cases"].get(group, 0)
+        out[group] = {
             "cases": count,
             "ours_us": 1e6 * ours / count,
             "bfcl_us": 1e6 * theirs / n_bfcl if n_bfcl else float("nan"),
         }
-        out[category]["ratio"] = out[category]["ours_us"] / out[category]["bfcl_us"]
+        out[group]["ratio"] = out[group]["ours_us"] / out[group]["bfcl_us"]
     return out
 
 
@@ -390,7 +410,13 @@ def bench_checkers(
             "median": ours["median_check_decoded_s"] / result.bfcl["median_checker_s"],
             "best": ours["min_check_decoded_s"] / result.bfcl["min_checker_s"],
         }
-        result.by_category = per_category(ours_runs, bfcl_runs)
+        import make_synthetic
+
+        categories = [c for c, _ in make_synthetic.TFCE_MIX]
+        result.by_category = per_group(ours_runs, bfcl_runs, "category", categories)
+        result.by_answer = per_group(
+            ours_runs, bfcl_runs, "answer", ["right answers", "wrong answers"]
+        )
     return ours_verdicts, bfcl_verdicts if result.bfcl is not None else None
 
 
@@ -586,9 +612,9 @@ def print_size(r: SizeResult, startup: dict[str, Any], *, show_startup: bool) ->
                 f"  ratio ours/BFCL per case: {r.ratio['median']:.2f} on medians, "
                 f"{r.ratio['best']:.2f} on best passes (below 1: ours is faster)"
             )
-        for category, c in r.by_category.items():
+        for group, c in [*r.by_category.items(), *r.by_answer.items()]:
             print(
-                f"    {category:<18} {c['cases']:>7,} cases: ours {c['ours_us']:6.1f} us, "
+                f"    {group:<18} {c['cases']:>7,} cases: ours {c['ours_us']:6.1f} us, "
                 f"BFCL {c['bfcl_us']:5.1f} us per case, ratio {c['ratio']:.2f}"
             )
     else:

@@ -70,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     runs: list[float] = []
     runs_by_category: list[dict[str, float]] = []
     n_by_category: dict[str, int] = {}
+    runs_by_answer: list[dict[str, float]] = []
+    n_by_answer: dict[str, int] = {}
     count = 0
     for repeat in range(max(1, args.repeat)):
         verdicts = (
@@ -81,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
         count = 0
         by_category: dict[str, float] = {}
         n_by_category = {}
+        by_answer: dict[str, float] = {}
+        n_by_answer = {}
         clock = time.perf_counter
         try:
             for case in _cases(args.cases):
@@ -105,6 +109,9 @@ def main(argv: list[str] | None = None) -> int:
                 count += 1
                 by_category[category] = by_category.get(category, 0.0) + took
                 n_by_category[category] = n_by_category.get(category, 0) + 1
+                answer = "right answers" if case.get("right") else "wrong answers"
+                by_answer[answer] = by_answer.get(answer, 0.0) + took
+                n_by_answer[answer] = n_by_answer.get(answer, 0) + 1
                 if verdicts is not None:
                     verdicts.write(
                         json.dumps(
@@ -123,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
                 verdicts.close()
         runs.append(elapsed)
         runs_by_category.append(by_category)
+        runs_by_answer.append(by_answer)
 
     median = statistics.median(runs)
     print(
@@ -135,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
                 "checker_s": runs,
                 "by_category_s": runs_by_category,
                 "by_category_cases": n_by_category,
+                "by_answer_s": runs_by_answer,
+                "by_answer_cases": n_by_answer,
                 "median_checker_s": median,
                 "cases_per_s": count / median if median else None,
                 "us_per_case": 1e6 * median / count if count else None,
