@@ -13,7 +13,7 @@ general rules with the shortcut switched off, to one verdict on thousands of gen
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from tfce_eval.typecheck import (
@@ -26,7 +26,6 @@ from tfce_eval.typecheck import (
     match_any,
     object_verdict,
     scalar_verdict,
-    scalars_verdict,
     spellings,
 )
 from tfce_eval.types import Call, ExpectedCall, ExpectedParam, FunctionDoc, OptionalParams, Policy
@@ -147,12 +146,18 @@ def param_ok(
         if verdict is not None:
             return verdict
     elif kind is Kind.ARRAY and not exp.nested_alternatives and type(value) is list:
-        items = schema.get("items") if schema is not None else None
-        item_kind = kind_of(_schema(items))
+        items = _schema(schema.get("items")) if schema is not None else None
+        item_kind = kind_of(items)
         if item_kind in SCALARS:
-            verdict = _array(item_kind, exp.values, value, options)
-            if verdict is not None:
-                return verdict
+            verdict = _array(
+                exp.values, value, lambda w, g: scalar_verdict(item_kind, w, g, options)
+            )
+        elif item_kind is Kind.OBJECT:
+            verdict = _array(exp.values, value, lambda w, g: _element_object(items, w, g, options))
+        else:
+            verdict = None
+        if verdict is not None:
+            return verdict
     return (
         match_any(
             schema,
@@ -167,20 +172,33 @@ def param_ok(
 
 
 def _array(
-    kind: Kind, values: tuple[Any, ...], got: list[Any], options: MatchOptions
+    values: tuple[Any, ...], got: list[Any], same: Callable[[Any, Any], bool | None]
 ) -> bool | None:
+    """An array against its acceptable values, element by element with `same` (a yes/no
+    element comparison); None means "use the full rules"."""
     for want in values:
         if type(want) is not list:
             return None
         if len(want) != len(got):
             continue
-        verdict = scalars_verdict(((kind, w, g) for w, g in zip(want, got, strict=True)), options)
-        if verdict is None:
-            return None
-        if verdict:
+        for w, g in zip(want, got, strict=True):
+            verdict = same(w, g)
+            if verdict is None:
+                return None
+            if not verdict:
+                break
+        else:
             return True
     # No alternative matched; a type problem in any element must still be a "no".
     return False
+
+
+def _element_object(
+    items: Mapping[str, Any] | None, want: Any, got: Any, options: MatchOptions
+) -> bool | None:
+    if type(got) is not dict:
+        return None
+    return object_verdict(items, (want,), got, options)
 
 
 def satisfies(

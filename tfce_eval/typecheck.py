@@ -366,23 +366,30 @@ def _same_multiset(
     options: MatchOptions,
     alternatives_inside: bool,
 ) -> bool:
-    from tfce_eval.matching import max_matching
+    from tfce_eval.matching import complete_matching
 
     kind = kind_of(items)
     quick = replace(options, explain=False)
+    asked: dict[tuple[int, int], bool] = {}
 
-    def fits(w: Any, g: Any) -> bool:
+    def fits(gi: int, wi: int) -> bool:
+        known = asked.get((gi, wi))
+        if known is not None:
+            return known
+        w, g = want[wi], got[gi]
         verdict = None
         if kind in SCALARS:
             verdict = scalar_verdict(kind, w, g, quick)
         elif kind is Kind.OBJECT and not alternatives_inside and type(g) is dict:
             verdict = object_verdict(items, (w,), g, quick)
-        if verdict is not None:
-            return verdict
-        return match_value(items, w, g, "", quick, alternatives_inside=alternatives_inside) is None
+        if verdict is None:
+            problem = match_value(items, w, g, "", quick, alternatives_inside=alternatives_inside)
+            verdict = problem is None
+        asked[gi, wi] = verdict
+        return verdict
 
-    adjacency = [[fits(w, g) for w in want] for g in got]
-    return all(m is not None for m in max_matching(adjacency))
+    # Pairs are asked as the augmenting paths reach them, not the whole table.
+    return None not in complete_matching([None] * len(got), len(want), fits)
 
 
 def _properties(schema: Mapping[str, Any] | None) -> Mapping[str, Any]:
