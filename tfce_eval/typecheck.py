@@ -472,6 +472,10 @@ def match_any(
     A type error wins over value errors (the received value is of the wrong type whatever
     the alternative); otherwise the first alternative's mismatch is reported.
     """
+    if len(acceptable) == 1:  # one expected value (TFCE style): its mismatch, as it is
+        return match_value(
+            schema, acceptable[0], received, path, options, alternatives_inside=alternatives_inside
+        )
     first: Mismatch | None = None
     for value in acceptable:
         problem = match_value(
