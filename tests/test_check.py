@@ -193,8 +193,7 @@ def test_parse_error_no_call_and_wrong_count() -> None:
     assert verdict.error_type is ErrorCode.WRONG_COUNT
     # The count decides before any pairing; the message names both sides.
     assert verdict.error == (
-        "expected 1 call(s) (calculate_path_loss), "
-        "received 2 (calculate_path_loss, calculate_path_loss)"
+        "expected 1 call(s) (calculate_path_loss), received 2 (calculate_path_loss ×2)"
     )
 
 
@@ -386,6 +385,15 @@ def test_parallel_order_insensitive(
 ) -> None:
     verdict = check_item(PARALLEL_ITEM, calls(*answer))
     assert (verdict.valid, verdict.error_type) == (valid, code), verdict.error
+
+
+def test_wrong_count_names_the_functions_with_their_counts() -> None:
+    verdict = check_item(PARALLEL_ITEM, calls(prb(50, 30), prb(20, 15)))
+    assert verdict.error_type is ErrorCode.WRONG_COUNT
+    assert verdict.error == (
+        "expected 3 call(s) (compute_prb_count ×3), received 2 (compute_prb_count ×2)"
+    )
+    assert "matching" not in verdict.details  # the count decides; nothing is paired
 
 
 def test_parallel_failure_lists_unmatched_and_names_closest() -> None:

@@ -395,4 +395,8 @@ def answer_and_truth(item: Item, decoded: DecodeResult) -> dict[str, Any]:
 
 
 def _names(calls: Sequence[Call] | Sequence[ExpectedCall]) -> str:
-    return ", ".join(c.name for c in calls)
+    """The functions called, in order of first call, with a count where one repeats."""
+    counts: dict[str, int] = {}
+    for c in calls:
+        counts[c.name] = counts.get(c.name, 0) + 1
+    return ", ".join(name if n == 1 else f"{name} ×{n}" for name, n in counts.items())
