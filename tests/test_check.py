@@ -493,7 +493,7 @@ def test_fast_yes_no_check_agrees_with_the_explaining_check(
 
     import tfce_eval.check as check_module
     from tfce_eval.fastcheck import declared, satisfies
-    from tfce_eval.typecheck import MatchOptions
+    from tfce_eval.kinds import MatchOptions
 
     rng = random.Random(7)
     cases = [

@@ -13,15 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfce_eval.fastcheck import declared, equals_default, exact_as_is, satisfies
+from tfce_eval.kinds import MatchOptions, kind_of
 from tfce_eval.matching import complete_matching
-from tfce_eval.typecheck import (
-    CoercionError,
-    MatchOptions,
-    Mismatch,
-    coerce,
-    kind_of,
-    match_any,
-)
+from tfce_eval.typecheck import CoercionError, Mismatch, coerce, match_any
 from tfce_eval.types import (
     Call,
     DecodeResult,

@@ -15,8 +15,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tfce_eval.compare import EXEC_REL_TOL, values_equal
+from tfce_eval.kinds import Kind, kind_of
 from tfce_eval.matching import max_matching
-from tfce_eval.typecheck import CoercionError, Kind, coerce, kind_of
+from tfce_eval.typecheck import CoercionError, coerce
 from tfce_eval.types import Call, ErrorCode, ExpectedCall, FunctionDoc, Item
 
 if TYPE_CHECKING:

@@ -16,18 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tfce_eval.typecheck import (
-    SCALARS,
-    CoercionError,
-    Kind,
-    MatchOptions,
-    coerce,
-    kind_of,
-    match_any,
-    object_verdict,
-    scalar_verdict,
-    spellings,
-)
+from tfce_eval.kinds import SCALARS, Kind, MatchOptions, kind_of, spellings
+from tfce_eval.quickmatch import object_verdict, scalar_verdict
+from tfce_eval.typecheck import CoercionError, coerce, match_any
 from tfce_eval.types import Call, ExpectedCall, ExpectedParam, FunctionDoc, OptionalParams, Policy
 
 _NO_SCHEMA: Mapping[str, Any] = {}

@@ -1,4 +1,4 @@
-"""Declared types, coercion and typed value matching (SPEC 5.3 and 5.4) for one parameter.
+"""Coercion and explaining value matching (SPEC 5.3 and 5.4) for one parameter.
 
 A parameter's declared schema (from the original BFCL-style doc, not the wire schema) decides
 what a value may be and how it is coerced before comparison. Matching walks arrays and
@@ -7,73 +7,18 @@ objects recursively and reports the first problem with its path (`bands[2].scs_k
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from enum import Enum
-from typing import Any, TypeGuard
+from typing import Any
 
-from tfce_eval.compare import AST_REL_TOL, is_number, numbers_equal, strings_equal, values_equal
+from tfce_eval.compare import is_number, numbers_equal, strings_equal, values_equal
+from tfce_eval.kinds import SCALARS, Kind, MatchOptions, is_mapping, kind_of
+from tfce_eval.matching import complete_matching
+from tfce_eval.quickmatch import object_verdict, scalar_verdict
 from tfce_eval.types import ErrorCode
-
-
-class Kind(Enum):
-    INTEGER = "integer"
-    NUMBER = "number"
-    BOOLEAN = "boolean"
-    STRING = "string"
-    ARRAY = "array"
-    OBJECT = "object"
-    ANY = "any"
-
-
-_KINDS: dict[str, Kind] = {
-    "integer": Kind.INTEGER,
-    "int": Kind.INTEGER,
-    "long": Kind.INTEGER,
-    "short": Kind.INTEGER,
-    "byte": Kind.INTEGER,
-    "float": Kind.NUMBER,
-    "number": Kind.NUMBER,
-    "double": Kind.NUMBER,
-    "boolean": Kind.BOOLEAN,
-    "bool": Kind.BOOLEAN,
-    "string": Kind.STRING,
-    "str": Kind.STRING,
-    "char": Kind.STRING,
-    "array": Kind.ARRAY,
-    "tuple": Kind.ARRAY,
-    "list": Kind.ARRAY,
-    "arraylist": Kind.ARRAY,
-    "dict": Kind.OBJECT,
-    "object": Kind.OBJECT,
-    "hashmap": Kind.OBJECT,
-    "any": Kind.ANY,
-}
-
-
-def spellings(kind: Kind) -> frozenset[str]:
-    """The declared type names read as `kind` without normalising them."""
-    return frozenset(name for name, k in _KINDS.items() if k is kind)
-
 
 _TRUE = frozenset({"true", "yes"})
 _FALSE = frozenset({"false", "no"})
-
-
-def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
-    # Plain dicts first: the ABC check costs several times more and they are the usual case.
-    return type(value) is dict or isinstance(value, Mapping)
-
-
-def kind_of(schema: Mapping[str, Any] | None) -> Kind:
-    """The declared kind of a parameter; unions and unknown types compare generically."""
-    if schema is None or not (type(schema) is dict or isinstance(schema, Mapping)):
-        return Kind.ANY
-    declared = schema.get("type")
-    if isinstance(declared, str):
-        kind = _KINDS.get(declared)  # the usual spelling, without the cost of normalising it
-        return kind if kind is not None else _KINDS.get(declared.strip().lower(), Kind.ANY)
-    return Kind.ANY
 
 
 class CoercionError(ValueError):
@@ -130,7 +75,7 @@ def coerce(value: Any, kind: Kind, *, from_strings: bool) -> Any:
             return list(value)
         raise CoercionError(f"{_type_name(value)} where an array is declared")
     if kind is Kind.OBJECT:
-        if _is_mapping(value):
+        if is_mapping(value):
             return value
         raise CoercionError(f"{_type_name(value)} where an object is declared")
     return value
@@ -149,7 +94,7 @@ def _type_name(value: Any) -> str:
         return "a string"
     if isinstance(value, list | tuple):
         return "an array"
-    if _is_mapping(value):
+    if is_mapping(value):
         return "an object"
     return type(value).__name__
 
@@ -164,15 +109,6 @@ class Mismatch:
     expected: Any = None
     received: Any = None
     order_only: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class MatchOptions:
-    coerce_strings: bool = False
-    strict_strings: bool = False
-    rel_tol: float = AST_REL_TOL
-    #: Whether an array mismatch is analysed for "order only"; a yes/no check skips it.
-    explain: bool = True
 
 
 def _show(value: Any) -> str:
@@ -211,7 +147,7 @@ def match_value(
         want = expected  # ground truth of the wrong type: compare generically (validate warns)
     if kind is Kind.ARRAY and isinstance(want, list):
         return _match_array(schema, want, got, path, options, alternatives_inside)
-    if kind is Kind.OBJECT and _is_mapping(want):
+    if kind is Kind.OBJECT and is_mapping(want):
         return _match_object(schema, want, got, path, options, alternatives_inside)
     if kind in (Kind.INTEGER, Kind.NUMBER) and is_number(want):
         equal = numbers_equal(float(want), float(got), options.rel_tol)
@@ -232,77 +168,9 @@ def match_value(
     )
 
 
-#: The kinds `scalar_verdict` compares. A tuple, not a set: membership by identity avoids
-#: hashing the enum members.
-SCALARS = (Kind.INTEGER, Kind.NUMBER, Kind.STRING, Kind.BOOLEAN)
-
-
-def scalar_verdict(kind: Kind, want: Any, got: Any, options: MatchOptions) -> bool | None:
-    """One expected scalar against one received value of a scalar kind, yes or no, without
-    building a mismatch; None means "use the full rules" (coercion, generic comparison)."""
-    if kind is Kind.STRING:
-        if type(want) is not str:
-            return None
-        if type(got) is not str:
-            return None if options.coerce_strings else False
-        return want == got or strings_equal(want, got, strict=options.strict_strings)
-    if kind is Kind.BOOLEAN:
-        if type(want) is not bool:
-            return None
-        if type(got) is not bool:
-            return None if options.coerce_strings else False
-        return want == got
-    if not is_number(want):
-        return None
-    if not is_number(got):
-        return None if options.coerce_strings else False
-    if kind is Kind.INTEGER and (
-        (type(got) is float and not got.is_integer()) or (type(want) is float)
-    ):
-        return None if type(want) is float else False
-    return want == got or numbers_equal(float(want), float(got), options.rel_tol)
-
-
-def object_verdict(
-    schema: Mapping[str, Any] | None,
-    values: tuple[Any, ...],
-    got: dict[str, Any],
-    options: MatchOptions,
-) -> bool | None:
-    """An object against its acceptable values, when its declared members are scalars,
-    member by member with `scalar_verdict`; None means "use the full rules"."""
-    props = schema.get("properties") if schema is not None else None
-    if not _is_mapping(props):
-        return None
-    present = {k for k, v in got.items() if v is not None}
-    for want in values:
-        if type(want) is not dict:
-            return None
-        if {k for k, v in want.items() if v is not None} != present:
-            continue
-        verdict = scalars_verdict(
-            ((kind_of(props.get(key)), want[key], got[key]) for key in present), options
-        )
-        if verdict is not False:
-            return verdict
-    return None if not values else False
-
-
-def scalars_verdict(triples: Iterable[tuple[Kind, Any, Any]], options: MatchOptions) -> bool | None:
-    """`scalar_verdict` over (kind, expected, received) triples: True when all agree, False
-    at the first difference, None when one needs the full rules (or is not a scalar)."""
-    for kind, want, got in triples:
-        if kind not in SCALARS:
-            return None
-        verdict = scalar_verdict(kind, want, got, options)
-        if verdict is not True:
-            return verdict
-    return True
-
-
 def _items_schema(schema: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
-    items = schema.get("items") if _is_mapping(schema) else None
-    return items if _is_mapping(items) else None
+    items = schema.get("items") if is_mapping(schema) else None
+    return items if is_mapping(items) else None
 
 
 def _match_array(
@@ -366,8 +234,6 @@ def _same_multiset(
     options: MatchOptions,
     alternatives_inside: bool,
 ) -> bool:
-    from tfce_eval.matching import complete_matching
-
     kind = kind_of(items)
     quick = replace(options, explain=False)
     asked: dict[tuple[int, int], bool] = {}
@@ -393,8 +259,8 @@ def _same_multiset(
 
 
 def _properties(schema: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    props = schema.get("properties") if _is_mapping(schema) else None
-    return props if _is_mapping(props) else {}
+    props = schema.get("properties") if is_mapping(schema) else None
+    return props if is_mapping(props) else {}
 
 
 def expand_alternatives(value: Any, schema: Mapping[str, Any] | None) -> tuple[list[Any], bool]:
@@ -434,7 +300,7 @@ def _match_object(
     for key in sorted(want_keys):
         sub = f"{path}.{key}"
         sub_schema = props.get(key)
-        if not _is_mapping(sub_schema):
+        if not is_mapping(sub_schema):
             sub_schema = None
         if alternatives_inside:
             values, may_omit = expand_alternatives(want[key], sub_schema)

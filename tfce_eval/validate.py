@@ -33,8 +33,9 @@ from jsonschema.exceptions import SchemaError
 from tfce_eval.compare import strings_equal
 from tfce_eval.dataset import Dataset, scan_dataset
 from tfce_eval.errors import DataError
+from tfce_eval.kinds import Kind, kind_of
 from tfce_eval.schema import canonical_kind, to_wire_schema
-from tfce_eval.typecheck import CoercionError, Kind, coerce, expand_alternatives, kind_of
+from tfce_eval.typecheck import CoercionError, coerce, expand_alternatives
 from tfce_eval.types import AnswerStyle, Category, ExpectedParam, FunctionDoc, Item, SourceRef
 
 Level = Literal["error", "warning"]
