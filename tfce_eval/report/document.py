@@ -1,0 +1,191 @@
+"""A report as titled tables: the seam through which every task kind reaches the five formats.
+
+Function calling has its own detailed report model (`report.model`); the question-answering
+and retrieval tasks describe their reports as a `Document` (a title, notes and tables of
+plain cells, plus the JSON object `--format json` prints) and this module renders it as a
+terminal table, Markdown, CSV, HTML or JSON. A new task kind builds a Document; it writes no
+renderer of its own.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+#: A cell: text, a count, a figure (rendered with `digits` decimals), or nothing ("-").
+Cell = str | int | float | None
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of a report. `key` names it in CSV; numbers are rendered whole."""
+
+    key: str
+    title: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    note: str = ""
+    digits: int = 4
+
+
+@dataclass(frozen=True)
+class Document:
+    """A whole report: what every format shows, built once by the task's report section."""
+
+    title: str
+    tables: tuple[Table, ...]
+    notes: tuple[str, ...] = ()
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+def cell_text(value: Cell, digits: int = 4) -> str:
+    """The text of one cell: `-` for nothing, floats with `digits` decimals, never cut."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "-"
+        if value != 0 and abs(value) < 10 ** (-digits):
+            return f"{value:.{digits}g}"
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _rows_text(table: Table) -> list[list[str]]:
+    return [[cell_text(c, table.digits) for c in row] for row in table.rows]
+
+
+def render_document_text(doc: Document, width: int = 80) -> str:
+    """Plain terminal text: each table with columns sized to their widest cell."""
+    from rich.console import Console
+
+    console = Console(width=width, file=io.StringIO(), color_system=None, highlight=False)
+    for renderable in document_renderables(doc):
+        console.print(renderable)
+    out = console.file
+    assert isinstance(out, io.StringIO)
+    return out.getvalue()
+
+
+def document_renderables(doc: Document) -> list[Any]:
+    """The Document as rich renderables (the terminal table format)."""
+    from rich import box
+    from rich.table import Table as RichTable
+    from rich.text import Text
+
+    parts: list[Any] = [Text(doc.title, style="bold")]
+    for table in doc.tables:
+        rich_table = RichTable(
+            title=table.title or None,
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            caption=table.note or None,
+            caption_justify="left",
+        )
+        for i, name in enumerate(table.columns):
+            numeric = any(
+                isinstance(row[i], int | float) and not isinstance(row[i], bool)
+                for row in table.rows
+                if i < len(row)
+            )
+            rich_table.add_column(
+                name, justify="right" if numeric else "left", overflow="fold", no_wrap=numeric
+            )
+        for row in _rows_text(table):
+            rich_table.add_row(*row)
+        parts.append(rich_table)
+    parts.extend(Text(note) for note in doc.notes)
+    return parts
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_document_markdown(doc: Document) -> str:
+    lines = [f"# {doc.title}", ""]
+    for table in doc.tables:
+        if table.title:
+            lines += [f"## {table.title}", ""]
+        lines.append("| " + " | ".join(_md_escape(c) for c in table.columns) + " |")
+        lines.append("|" + "|".join("---" for _ in table.columns) + "|")
+        for row in _rows_text(table):
+            lines.append("| " + " | ".join(_md_escape(c) for c in row) + " |")
+        lines.append("")
+        if table.note:
+            lines += [table.note, ""]
+    for note in doc.notes:
+        lines += [note, ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def render_document_csv(doc: Document) -> str:
+    """Every table's rows, each prefixed with its table's key; a header row per table."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    for table in doc.tables:
+        writer.writerow(["table", *table.columns])
+        for row in table.rows:
+            writer.writerow([table.key, *("" if c is None else c for c in row)])
+    return buf.getvalue()
+
+
+def render_document_json(doc: Document) -> str:
+    return json.dumps(doc.data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+
+
+_CSS = (
+    "body{font-family:system-ui,'Noto Sans CJK SC',sans-serif;margin:2em;max-width:72em}"
+    "table{border-collapse:collapse;margin:1em 0;max-width:100%;display:block;"
+    "overflow-x:auto}th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left;"
+    "overflow-wrap:anywhere}td.n{text-align:right;font-variant-numeric:tabular-nums}"
+    "caption{text-align:left;font-weight:bold;margin:.5em 0}p.note{color:#555}"
+)
+
+
+def render_document_html(doc: Document) -> str:
+    esc = html.escape
+    out = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{esc(doc.title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{esc(doc.title)}</h1>",
+    ]
+    for table in doc.tables:
+        out.append("<table>")
+        if table.title:
+            out.append(f"<caption>{esc(table.title)}</caption>")
+        out.append("<tr>" + "".join(f"<th>{esc(c)}</th>" for c in table.columns) + "</tr>")
+        for raw, row in zip(table.rows, _rows_text(table), strict=True):
+            cells = []
+            for value, text in zip(raw, row, strict=True):
+                numeric = isinstance(value, int | float) and not isinstance(value, bool)
+                cls = ' class="n"' if numeric else ""
+                cells.append(f"<td{cls}>{esc(text)}</td>")
+            out.append("<tr>" + "".join(cells) + "</tr>")
+        out.append("</table>")
+        if table.note:
+            out.append(f'<p class="note">{esc(table.note)}</p>')
+    out.extend(f'<p class="note">{esc(note)}</p>' for note in doc.notes)
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def render_document(doc: Document, fmt: str) -> str:
+    """The Document in one of the five formats: table, md, json, csv, html."""
+    renderers = {
+        "table": render_document_text,
+        "md": render_document_markdown,
+        "json": render_document_json,
+        "csv": render_document_csv,
+        "html": render_document_html,
+    }
+    return renderers[str(fmt)](doc)
