@@ -138,12 +138,12 @@ def calls_digest(calls: list[dict[str, Any]] | None) -> str | None:
 def inner_checker(data_dir: Path, repeat: int, verdicts_path: Path | None) -> dict[str, Any]:
     import resource
 
-    from tfce_eval.check import check_item
-    from tfce_eval.dataset import load_dataset
-    from tfce_eval.decode import decode_output
-    from tfce_eval.results import index_outputs
-    from tfce_eval.schema import name_map
-    from tfce_eval.types import Policy
+    from tfce_eval.check.item import check_item
+    from tfce_eval.dataset.load import load_dataset
+    from tfce_eval.decode.answer import decode_output
+    from tfce_eval.model import Policy
+    from tfce_eval.schema.wire import name_map
+    from tfce_eval.scoring.rundir import index_outputs
 
     dataset = load_dataset(data_dir / "data")
     index = index_outputs(data_dir / "outputs.jsonl")

@@ -23,10 +23,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tfce_eval.dataset import load_dataset  # noqa: E402
+from tfce_eval.dataset.load import load_dataset  # noqa: E402
 from tfce_eval.errors import TfceError  # noqa: E402
 from tfce_eval.report import ReportFormat, load_run, render  # noqa: E402
-from tfce_eval.scoring import ScoreOptions, score_outputs  # noqa: E402
+from tfce_eval.scoring.score import ScoreOptions, score_outputs  # noqa: E402
 
 INSTALL_HINT = "install it with: apt-get update && apt-get install -y chromium fonts-noto-cjk"
 

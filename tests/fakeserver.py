@@ -30,9 +30,9 @@ from typing import Any
 if __name__ == "__main__":  # run as a script: make the package importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tfce_eval.dataset import Dataset, load_dataset
-from tfce_eval.schema import canonical_kind, wire_names
-from tfce_eval.types import Item
+from tfce_eval.dataset.load import Dataset, load_dataset
+from tfce_eval.model import Item
+from tfce_eval.schema.wire import canonical_kind, wire_names
 
 #: The faults the server knows. Conditional ones apply only when the request has the field.
 FAULTS = (

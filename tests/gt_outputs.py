@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tfce_eval.dataset import Dataset
-from tfce_eval.typecheck import expand_alternatives
-from tfce_eval.types import Item
+from tfce_eval.check.values import expand_alternatives
+from tfce_eval.dataset.load import Dataset
+from tfce_eval.model import Item
 
 
 def _first_choice(value: Any, schema: Any) -> Any:

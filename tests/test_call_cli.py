@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from tfce_eval.cli.call import call_command
-from tfce_eval.execute import default_functions_dir
+from tfce_eval.exec.executor import default_functions_dir
 
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile_functions"
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from tfce_eval.check import check_call, check_item
-from tfce_eval.types import (
+from tfce_eval.check.item import check_call, check_item
+from tfce_eval.model import (
     Call,
     Category,
     DecodeResult,
@@ -491,9 +491,9 @@ def test_fast_yes_no_check_agrees_with_the_explaining_check(
     both are held to the general rules alone (the shortcut switched off) as the reference."""
     import random
 
-    import tfce_eval.check as check_module
-    from tfce_eval.fastcheck import declared, satisfies
-    from tfce_eval.kinds import MatchOptions
+    import tfce_eval.check.item as check_module
+    from tfce_eval.check.fast import declared, satisfies
+    from tfce_eval.schema.kinds import MatchOptions
 
     rng = random.Random(7)
     cases = [

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tfce_eval.compare import EXEC_REL_TOL, normalize_string, strings_equal, values_equal
+from tfce_eval.schema.equality import EXEC_REL_TOL, normalize_string, strings_equal, values_equal
 
 EQUAL = [
     ("Urban", "urban"),

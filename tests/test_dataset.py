@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from tfce_eval.category import parse_category, unsupported_category
-from tfce_eval.dataset import Dataset, load_dataset
+from tfce_eval.dataset.category import parse_category, unsupported_category
+from tfce_eval.dataset.load import Dataset, load_dataset
+from tfce_eval.dataset.paths import builtin_data_dir
 from tfce_eval.errors import DataError
-from tfce_eval.paths import builtin_data_dir
-from tfce_eval.types import AnswerStyle, Category, ExpectedParam
+from tfce_eval.model import AnswerStyle, Category, ExpectedParam
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

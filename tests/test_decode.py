@@ -11,8 +11,8 @@ from anthropic.types import Message
 from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
 
-from tfce_eval.decode import DecodeLimits, decode_output
-from tfce_eval.types import Call, DecodeResult
+from tfce_eval.decode.answer import DecodeLimits, decode_output
+from tfce_eval.model import Call, DecodeResult
 
 PATH_LOSS = {"frequency": 28, "distance": 200, "environment": "Urban"}
 PATH_LOSS_JSON = json.dumps(PATH_LOSS)

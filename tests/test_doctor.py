@@ -10,8 +10,8 @@ from click.testing import CliRunner
 from fakeserver import FakeConfig, FakeServer
 
 from tfce_eval.cli.doctor import doctor_command
-from tfce_eval.dataset import load_dataset
-from tfce_eval.doctor import Level, diagnose
+from tfce_eval.dataset.load import load_dataset
+from tfce_eval.providers.doctor import Level, diagnose
 
 DATA = Path(__file__).parent / "fixtures" / "run_small"
 

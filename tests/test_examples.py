@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from tfce_eval.cli import main
-from tfce_eval.types import ErrorCode
+from tfce_eval.model import ErrorCode
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"

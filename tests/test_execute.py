@@ -12,17 +12,17 @@ from typing import Any
 
 import pytest
 
+from tfce_eval.dataset.paths import builtin_data_dir
 from tfce_eval.errors import DataError, UsageError
-from tfce_eval.exec_validate import doc_problems
-from tfce_eval.execute import (
+from tfce_eval.exec.executor import (
     CheckMode,
     ExecOptions,
     Executor,
     call_function,
     default_functions_dir,
 )
-from tfce_eval.paths import builtin_data_dir
-from tfce_eval.types import (
+from tfce_eval.exec.validate import doc_problems
+from tfce_eval.model import (
     Call,
     Category,
     ErrorCode,
@@ -180,8 +180,8 @@ def test_printing_does_not_reach_the_harness_streams(tmp_path: Path) -> None:
             f"""
             import json
             from pathlib import Path
-            from tfce_eval.execute import ExecOptions, Executor
-            from tfce_eval.types import Call
+            from tfce_eval.exec.executor import ExecOptions, Executor
+            from tfce_eval.model import Call
 
             if __name__ == "__main__":
                 with Executor(ExecOptions(Path({str(HOSTILE)!r}))) as ex:
@@ -479,8 +479,8 @@ def test_docs_are_checked_against_signatures(
 
 
 def test_exec_findings_run_every_ground_truth_call() -> None:
-    pytest.importorskip("tfce_eval.validate")
-    from tfce_eval.execute import exec_findings
+    pytest.importorskip("tfce_eval.dataset.validate")
+    from tfce_eval.exec.executor import exec_findings
 
     items = [
         make_item(expect("add", a=1), category=Category.SIMPLE),
@@ -509,7 +509,7 @@ def ground_truth_calls(item: Item) -> list[Call]:
 
 
 def test_builtin_ground_truth_is_exec_valid() -> None:
-    dataset_module = pytest.importorskip("tfce_eval.dataset")
+    dataset_module = pytest.importorskip("tfce_eval.dataset.load")
     functions = default_functions_dir(None)
     if functions is None or not (functions / "__init__.py").is_file():
         pytest.skip("the built-in functions are not there yet")

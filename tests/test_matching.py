@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from tfce_eval.matching import complete_matching, max_matching
+from tfce_eval.check.matching import complete_matching, max_matching
 
 
 def _first_fit(table: list[list[bool]]) -> list[int | None]:

@@ -53,7 +53,7 @@ def test_wheel_carries_the_builtin_dataset_and_finds_it(tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     probe = subprocess.run(
-        [sys.executable, "-c", "import tfce_eval.paths as p; print(p.builtin_data_dir())"],
+        [sys.executable, "-c", "import tfce_eval.dataset.paths as p; print(p.builtin_data_dir())"],
         capture_output=True,
         text=True,
         env=env,

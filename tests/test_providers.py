@@ -18,9 +18,8 @@ from typing import Any
 import pytest
 from fakeserver import FakeConfig, FakeServer
 
-from tfce_eval.dataset import load_dataset
+from tfce_eval.dataset.load import load_dataset
 from tfce_eval.errors import UsageError
-from tfce_eval.progress import PlainProgress, RichProgress, make_progress
 from tfce_eval.providers import (
     ErrorKind,
     MalformedResponse,
@@ -39,7 +38,8 @@ from tfce_eval.providers.base import (
     refused_param,
 )
 from tfce_eval.providers.prompting import question_messages
-from tfce_eval.retry import GaveUp, RetryPolicy, retry_delay, with_retries
+from tfce_eval.run.progress import PlainProgress, RichProgress, make_progress
+from tfce_eval.run.retry import GaveUp, RetryPolicy, retry_delay, with_retries
 
 DATA = Path(__file__).parent / "fixtures" / "run_small"
 

@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from tfce_eval.pyliteral import (
+from tfce_eval.decode.pyliteral import (
     MAX_INT_DIGITS,
     MAX_ITEMS,
     LiteralError,
     parse_calls,
     parse_literal,
 )
-from tfce_eval.types import Call
+from tfce_eval.model import Call
 
 
 def _calls(text: str, **kwargs: Any) -> list[tuple[str, dict[str, Any]]]:

@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from tfce_eval.dataset import load_dataset
+from tfce_eval.dataset.load import load_dataset
 from tfce_eval.errors import DataError
+from tfce_eval.model import Category, ErrorCode, ScoreRecord
 from tfce_eval.report import (
     FailureSource,
     Prices,
@@ -24,9 +25,8 @@ from tfce_eval.report import (
     render_table,
     write_run_reports,
 )
-from tfce_eval.results import RunDir, write_json, write_scores
-from tfce_eval.summary import UsageStats, summarize
-from tfce_eval.types import Category, ErrorCode, ScoreRecord
+from tfce_eval.scoring.rundir import RunDir, write_json, write_scores
+from tfce_eval.scoring.summary import UsageStats, summarize
 
 ALL_CATEGORIES = (Category.SIMPLE, Category.MULTIPLE, Category.PARALLEL, Category.PARALLEL_MULTIPLE)
 HOSTILE = '<script>alert("x")</script> | [bold]rich[/bold] <img src="https://evil.example/x.png">'

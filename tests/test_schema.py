@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 from jsonschema import Draft7Validator, Draft202012Validator
 
-from tfce_eval.dataset import load_dataset
-from tfce_eval.paths import builtin_data_dir
-from tfce_eval.schema import (
+from tfce_eval.dataset.load import load_dataset
+from tfce_eval.dataset.paths import builtin_data_dir
+from tfce_eval.model import FunctionDoc
+from tfce_eval.schema.wire import (
     canonical_kind,
     declared_kinds,
     name_map,
@@ -20,7 +21,6 @@ from tfce_eval.schema import (
     wire_names,
     wire_tools,
 )
-from tfce_eval.types import FunctionDoc
 
 FIXTURES = Path(__file__).parent / "fixtures"
 WIRE = re.compile(r"[a-zA-Z0-9_-]{1,64}")

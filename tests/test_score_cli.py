@@ -15,8 +15,8 @@ from click.testing import CliRunner
 
 from tests.gt_outputs import write_perfect_outputs
 from tfce_eval.cli import main
-from tfce_eval.dataset import load_dataset
-from tfce_eval.paths import builtin_data_dir
+from tfce_eval.dataset.load import load_dataset
+from tfce_eval.dataset.paths import builtin_data_dir
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -302,7 +302,7 @@ def test_builtin_data_is_found() -> None:
 def test_records_in_memory_keep_details_only_for_the_first_failures(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tfce_eval.scoring as scoring
+    import tfce_eval.scoring.score as scoring
 
     monkeypatch.setattr(scoring, "KEEP_DETAILS", 1)
     examples = REPO / "examples" / "outputs.jsonl"

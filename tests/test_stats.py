@@ -6,8 +6,8 @@ import math
 
 import pytest
 
+from tfce_eval.scoring.summary import wilson_interval as summary_wilson
 from tfce_eval.stats import mcnemar_exact_p, wilson_interval
-from tfce_eval.summary import wilson_interval as summary_wilson
 
 # Wilson score interval, z = 1.959964 (z^2 = 3.841459):
 # - 0/n: the lower bound is 0 and the upper bound reduces to z^2 / (n + z^2);

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from tfce_eval.dataset import Dataset
+from tfce_eval.dataset.load import Dataset
+from tfce_eval.dataset.paths import builtin_data_dir
+from tfce_eval.dataset.validate import Finding, ValidationReport, validate_dataset
 from tfce_eval.errors import DataError
-from tfce_eval.paths import builtin_data_dir
-from tfce_eval.types import AnswerStyle, Category
-from tfce_eval.validate import Finding, ValidationReport, validate_dataset
+from tfce_eval.model import AnswerStyle, Category
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

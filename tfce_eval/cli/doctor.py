@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from tfce_eval.cli.options import base_url_option, timeout_option
-from tfce_eval.doctor import Level, diagnose
+from tfce_eval.providers.doctor import Level, diagnose
 
 _MARK = {Level.OK: "ok     ", Level.WARNING: "warning", Level.PROBLEM: "PROBLEM"}
 

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
-from tfce_eval.types import AnswerStyle, Category, OptionalParams, Policy
+from tfce_eval.model import AnswerStyle, Category, OptionalParams, Policy
 
 F = TypeVar("F", bound=Callable[..., Any])
 

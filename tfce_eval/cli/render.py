@@ -9,7 +9,7 @@ import click
 from rich.console import Console
 
 from tfce_eval.report import RunView, render_table
-from tfce_eval.scoring import ScoreResult
+from tfce_eval.scoring.score import ScoreResult
 
 #: Width of tables written to a pipe or file, where no terminal says how wide it is.
 PIPE_WIDTH = 140

@@ -9,7 +9,7 @@ import click
 from tfce_eval.cli.render import stdout_console
 from tfce_eval.errors import TfceError
 from tfce_eval.report import Prices, ReportFormat, load_run, render, render_table
-from tfce_eval.results import write_text_atomic
+from tfce_eval.scoring.rundir import write_text_atomic
 
 
 class _ReportFailure(click.ClickException):

@@ -1,6 +1,6 @@
 """`tfce-eval run`: ask a model every item, save each answer as it arrives, score, report.
 
-The options are parsed into a `RunConfig`; `tfce_eval.runner.run_eval` does the work and this
+The options are parsed into a `RunConfig`; `tfce_eval.run.runner.run_eval` does the work and this
 module prints its result: the per-category table, where the files are, and what was not sent.
 """
 
@@ -25,14 +25,14 @@ from tfce_eval.cli.options import (
     timeout_option,
 )
 from tfce_eval.cli.render import print_warnings, stdout_console
-from tfce_eval.execute import CheckMode
-from tfce_eval.progress import make_progress
+from tfce_eval.exec.executor import CheckMode
+from tfce_eval.model import AnswerStyle
 from tfce_eval.providers import Mode, RequestOptions, ToolChoice
 from tfce_eval.report import load_run, render_table
-from tfce_eval.retry import RetryPolicy
-from tfce_eval.runner import RunConfig, RunResult, run_eval
-from tfce_eval.runner import dump_request as request_for
-from tfce_eval.types import AnswerStyle
+from tfce_eval.run.progress import make_progress
+from tfce_eval.run.retry import RetryPolicy
+from tfce_eval.run.runner import RunConfig, RunResult, run_eval
+from tfce_eval.run.runner import dump_request as request_for
 
 
 class _Temperature(click.ParamType[float | None]):

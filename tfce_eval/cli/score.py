@@ -16,10 +16,10 @@ from tfce_eval.cli.options import (
     policy_options,
 )
 from tfce_eval.cli.render import print_summary, print_warnings
-from tfce_eval.dataset import load_dataset
-from tfce_eval.execute import CheckMode
-from tfce_eval.scoring import MissingMode, ScoreOptions, score_outputs
-from tfce_eval.types import AnswerStyle
+from tfce_eval.dataset.load import load_dataset
+from tfce_eval.exec.executor import CheckMode
+from tfce_eval.model import AnswerStyle
+from tfce_eval.scoring.score import MissingMode, ScoreOptions, score_outputs
 
 
 @click.command("score")

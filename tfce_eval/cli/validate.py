@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from tfce_eval.cli.options import data_options
-from tfce_eval.types import AnswerStyle
+from tfce_eval.model import AnswerStyle
 
 
 @click.command("validate")
@@ -32,9 +32,9 @@ def validate_command(
     as_json: bool,
 ) -> None:
     """Check files, ids, category shapes, docs and ground truth. Errors exit 1; warnings do not."""
-    from tfce_eval.dataset import Dataset
-    from tfce_eval.execute import ExecOptions, default_functions_dir, exec_findings
-    from tfce_eval.validate import Finding, validate_dataset
+    from tfce_eval.dataset.load import Dataset
+    from tfce_eval.dataset.validate import Finding, validate_dataset
+    from tfce_eval.exec.executor import ExecOptions, default_functions_dir, exec_findings
 
     def against_implementations(dataset: Dataset) -> list[Finding]:
         found = functions_dir or default_functions_dir(dataset.root)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tfce_eval.model import Item
 from tfce_eval.providers.base import (
     MalformedResponse,
     Mode,
@@ -19,8 +20,7 @@ from tfce_eval.providers.base import (
 )
 from tfce_eval.providers.prompting import question_messages, split_system, system_prompt
 from tfce_eval.providers.sdk import SdkProvider
-from tfce_eval.schema import wire_tools
-from tfce_eval.types import Item
+from tfce_eval.schema.wire import wire_tools
 
 #: The Messages API requires max_tokens; this is sent when --max-tokens is not given.
 DEFAULT_MAX_TOKENS = 4096

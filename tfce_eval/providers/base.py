@@ -23,7 +23,7 @@ from enum import StrEnum
 from types import TracebackType
 from typing import Any
 
-from tfce_eval.types import Item
+from tfce_eval.model import Item
 
 
 class Mode(StrEnum):

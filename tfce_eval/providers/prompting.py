@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tfce_eval.types import FunctionDoc, Item
+from tfce_eval.model import FunctionDoc, Item
 
 PROMPT_INSTRUCTIONS = """\
 You are given a question and a set of functions, listed below as JSON. Answer the question \

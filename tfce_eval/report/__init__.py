@@ -20,7 +20,7 @@ from tfce_eval.report.markdown import render_markdown
 from tfce_eval.report.model import Prices, Report, build_report
 from tfce_eval.report.runs import RunView, load_run
 from tfce_eval.report.table import table_renderable, table_text
-from tfce_eval.results import RunDir, write_text_atomic
+from tfce_eval.scoring.rundir import RunDir, write_text_atomic
 
 __all__ = [
     "FailureSource",

@@ -13,11 +13,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tfce_eval.dataset import Dataset, load_dataset
+from tfce_eval.dataset.load import Dataset, load_dataset
 from tfce_eval.errors import DataError
+from tfce_eval.model import CATEGORY_ORDER, ErrorCode, ExpectedCall, Item, ScoreRecord
 from tfce_eval.report.runs import RunView
-from tfce_eval.results import RunDir, index_outputs
-from tfce_eval.types import CATEGORY_ORDER, ErrorCode, ExpectedCall, Item, ScoreRecord
+from tfce_eval.scoring.rundir import RunDir, index_outputs
 
 #: Longest text shown for one question, call list or raw answer.
 MAX_TEXT = 2000

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import DataError
-from tfce_eval.results import SUMMARY, RunDir, read_json, read_scores
-from tfce_eval.summary import summarize
-from tfce_eval.types import ScoreRecord
+from tfce_eval.model import ScoreRecord
+from tfce_eval.scoring.rundir import SUMMARY, RunDir, read_json, read_scores
+from tfce_eval.scoring.summary import summarize
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,410 @@
+"""The one pass over a dataset's files that `load_dataset` and `validate` share.
+
+Answers files are indexed first (id -> file, offset, line), then question files (id ->
+file, offset, line, category). Each record is parsed once; a question whose answer needs its
+docs to tell the answer style re-reads that one answer line. Every problem goes to a
+reporter, which raises on the first error when loading and collects them all when validating,
+so the file parsing is written once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, NamedTuple
+
+from tfce_eval.dataset.category import parse_category, unsupported_category
+from tfce_eval.dataset.discovery import Layout
+from tfce_eval.dataset.groundtruth import (
+    GroundTruthError,
+    StyleEvidence,
+    Vote,
+    first_single_value,
+    split_calls,
+    vote_with_docs,
+    vote_without_docs,
+)
+from tfce_eval.errors import DataError
+from tfce_eval.jsonl import FileKind, JsonFile, LineReader, Record, json_type
+from tfce_eval.model import AnswerStyle, Category, FunctionDoc
+
+_CATEGORY_NAMES = ", ".join(c.value for c in Category)
+_ORPHANS_SHOWN = 5
+
+
+class QuestionLoc(NamedTuple):
+    file: int
+    offset: int
+    line: int
+    category: Category
+
+
+class AnswerLoc(NamedTuple):
+    file: int
+    offset: int
+    line: int
+
+
+@dataclass(frozen=True)
+class Source:
+    """A dataset file; whole-file JSON keeps its records, JSON Lines is re-read by offset."""
+
+    path: Path
+    held: tuple[Any, ...] | None
+
+    def record(self, offset: int, line: int, item_id: str, reader: LineReader) -> dict[str, Any]:
+        """The record of `item_id` found at load time; DataError if the file has changed."""
+        value = self.held[offset] if self.held is not None else reader.read(self.path, offset, line)
+        if not isinstance(value, dict) or value.get("id") != item_id:
+            raise DataError(
+                "the file changed after it was loaded",
+                path=str(self.path),
+                line=line,
+                item_id=item_id,
+                hint="load the dataset again",
+            )
+        return value
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem found in the data."""
+
+    level: Literal["error", "warning"]
+    message: str
+    path: str | None = None
+    line: int | None = None
+    item_id: str | None = None
+    hint: str | None = None
+
+
+class Reporter:
+    """Raises on the first error (loading) or collects every problem (validating)."""
+
+    def __init__(self, strict: bool) -> None:
+        self.strict = strict
+        self.problems: list[Problem] = []
+
+    def error(
+        self,
+        message: str,
+        *,
+        path: Path | str | None,
+        line: int | None = None,
+        item_id: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        where = None if path is None else str(path)
+        if self.strict:
+            raise DataError(message, path=where, line=line, item_id=item_id, hint=hint)
+        self.problems.append(Problem("error", message, where, line or None, item_id, hint))
+
+    def warning(
+        self,
+        message: str,
+        *,
+        path: Path | str | None,
+        line: int | None = None,
+        item_id: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        where = None if path is None else str(path)
+        self.problems.append(Problem("warning", message, where, line or None, item_id, hint))
+
+
+def doc_objects(item: Mapping[str, Any]) -> list[dict[str, Any]] | str:
+    """An item's function docs as objects that each have a name, or what is wrong with them.
+
+    `function` (or `functions`) is one doc or a list of them; a doc wrapped OpenAI-style as
+    `{"type": "function", "function": {...}}` is unwrapped.
+    """
+    raw = item.get("function", item.get("functions"))
+    if raw is None:
+        return 'the item has no "function" docs'
+    docs: list[dict[str, Any]] = []
+    for index, doc in enumerate(raw if isinstance(raw, list) else [raw]):
+        if isinstance(doc, dict) and doc.get("type") == "function" and "function" in doc:
+            doc = doc["function"]
+        if not isinstance(doc, dict):
+            return f"function doc {index} is not an object"
+        name = doc.get("name")
+        if not isinstance(name, str) or not name:
+            return f"function doc {index} has no name"
+        docs.append(doc)
+    return docs
+
+
+def parse_docs(item: Mapping[str, Any]) -> tuple[FunctionDoc, ...] | str:
+    """An item's function docs (see `doc_objects`), or what is wrong with them."""
+    docs = doc_objects(item)
+    if isinstance(docs, str):
+        return docs
+    return tuple(
+        FunctionDoc(d["name"], d["description"] if isinstance(d.get("description"), str) else "", d)
+        for d in docs
+    )
+
+
+class Indexer:
+    """Builds the id index of one dataset layout, reporting every problem it meets."""
+
+    def __init__(
+        self, layout: Layout, reporter: Reporter, forced_style: AnswerStyle | None
+    ) -> None:
+        self.layout = layout
+        self.reporter = reporter
+        self.forced_style = forced_style
+        self.sources: list[Source] = []
+        self.questions: dict[str, QuestionLoc] = {}
+        self.answers: dict[str, AnswerLoc] = {}
+        self.styles: dict[Path, AnswerStyle] = {}
+        self._digests: dict[Path, str] = {}
+        self._evidence: dict[int, StyleEvidence] = {}
+        self._single_value: dict[int, tuple[int, str, str]] = {}
+        self._needs_docs: set[str] = set()
+        self._rejected: set[str] = set()
+        self._field_categories: dict[str, Category | None] = {}
+
+    def run(self) -> None:
+        for path in self.layout.answers:
+            self._index_answers(*self._open(path))
+        with LineReader() as reader:
+            for path, category in self.layout.questions:
+                file, handle = self._open(path)
+                self._index_questions(file, handle, category, reader)
+        self._join()
+        self._decide_styles()
+
+    def sha256(self) -> str:
+        """One digest over every file's digest and name, questions then answers, in order."""
+        digest = hashlib.sha256()
+        files = [("questions", p) for p, _ in self.layout.questions]
+        files += [("answers", p) for p in self.layout.answers]
+        for role, path in files:
+            digest.update(f"{role}/{self._name(path)}\0{self._digests.get(path, '')}\n".encode())
+        return digest.hexdigest()
+
+    def _name(self, path: Path) -> str:
+        root = self.layout.root
+        if root is not None and path.is_relative_to(root):
+            return path.relative_to(root).as_posix()
+        return path.name
+
+    def _open(self, path: Path) -> tuple[int, JsonFile]:
+        handle = JsonFile(path)
+        held = None if handle.kind is FileKind.JSON_LINES else tuple(handle.held)
+        self.sources.append(Source(path, held))
+        return len(self.sources) - 1, handle
+
+    def _records(self, handle: JsonFile) -> Iterator[tuple[Record, dict[str, Any], str]]:
+        """The sound records of a file as (record, object, id); the others are reported."""
+        path = handle.path
+        for record in handle.records():
+            value = record.value
+            if record.error is not None:
+                self.reporter.error(record.error, path=path, line=record.line, hint=record.hint)
+            elif not isinstance(value, dict):
+                self.reporter.error(
+                    f"the record is {json_type(value)}, not an object",
+                    path=path,
+                    line=record.line,
+                    hint='write each item as one JSON object: {"id": "...", ...}',
+                )
+            elif not isinstance(value.get("id"), str) or not value["id"]:
+                got = "no" if "id" not in value else f"a non-string ({json_type(value['id'])})"
+                self.reporter.error(
+                    f'the record has {got} "id"',
+                    path=path,
+                    line=record.line,
+                    hint='give every record a unique string id, such as "simple_0"',
+                )
+            else:
+                yield record, value, value["id"]
+        self._digests[path] = handle.digest()
+
+    def _is_duplicate(
+        self, item_id: str, seen: Mapping[str, QuestionLoc | AnswerLoc], path: Path, line: int
+    ) -> bool:
+        first = seen.get(item_id)
+        if first is None:
+            return False
+        self.reporter.error(
+            f"duplicate id {item_id!r}: first on line {first.line} of "
+            f"{self.sources[first.file].path}, again on line {line}",
+            path=path,
+            line=line,
+            item_id=item_id,
+            hint="give each item its own id, or delete the repeated line",
+        )
+        return True
+
+    def _index_answers(self, file: int, handle: JsonFile) -> None:
+        evidence = self._evidence[file] = StyleEvidence()
+        for record, value, item_id in self._records(handle):
+            if self._is_duplicate(item_id, self.answers, handle.path, record.line):
+                continue
+            if "ground_truth" not in value:
+                self.reporter.error(
+                    'the answer has no "ground_truth"',
+                    path=handle.path,
+                    line=record.line,
+                    item_id=item_id,
+                    hint='write {"id": ..., "ground_truth": {"function": {"param": value}}}',
+                )
+                continue
+            try:
+                calls = split_calls(value["ground_truth"])
+            except GroundTruthError as exc:
+                self.reporter.error(
+                    exc.message,
+                    path=handle.path,
+                    line=record.line,
+                    item_id=item_id,
+                    hint=exc.hint,
+                )
+                continue
+            self.answers[item_id] = AnswerLoc(file, record.offset, record.line)
+            vote = vote_without_docs(value["ground_truth"], calls)
+            if vote is not Vote.NONE:
+                evidence.add(vote, record.line)
+            elif calls:
+                self._needs_docs.add(item_id)
+            where = first_single_value(calls)
+            if where is not None and file not in self._single_value:
+                self._single_value[file] = (record.line, item_id, where)
+
+    def _index_questions(
+        self, file: int, handle: JsonFile, file_category: Category | None, reader: LineReader
+    ) -> None:
+        path = handle.path
+        for record, value, item_id in self._records(handle):
+            if self._is_duplicate(item_id, self.questions, path, record.line):
+                continue
+            category = self._category(value, file_category, item_id, path, record.line)
+            docs = doc_objects(value)
+            problem, hint = None, None
+            if not isinstance(value.get("question"), str | list):
+                problem = 'the item has no "question" (a string or a list of chat turns)'
+                hint = 'add "question": "..." to the item'
+            elif isinstance(docs, str):
+                problem = docs
+                hint = 'give the item "function": a doc {"name", "description", "parameters"} '
+                hint += "or a list of them, each with a name"
+            if problem is not None:
+                self.reporter.error(
+                    problem, path=path, line=record.line, item_id=item_id, hint=hint
+                )
+            if category is None or isinstance(docs, str) or problem is not None:
+                self._rejected.add(item_id)
+                continue
+            self.questions[item_id] = QuestionLoc(file, record.offset, record.line, category)
+            if item_id in self._needs_docs:
+                self._vote_with_docs(item_id, docs, reader)
+
+    def _category(
+        self,
+        item: Mapping[str, Any],
+        file_category: Category | None,
+        item_id: str,
+        path: Path,
+        line: int,
+    ) -> Category | None:
+        stated = item.get("category")
+        if stated is None:
+            category = file_category or parse_category(item_id)
+            if category is None:
+                self.reporter.error(
+                    "the item has no category: no category field, and neither the file name "
+                    "nor the id names one",
+                    path=path,
+                    line=line,
+                    item_id=item_id,
+                    hint=f'add "category" ({_CATEGORY_NAMES}) to the item, '
+                    "or name the file after its category (simple.jsonl...)",
+                )
+            return category
+        key = str(stated)
+        if key not in self._field_categories:
+            self._field_categories[key] = parse_category(key) if isinstance(stated, str) else None
+        category = self._field_categories[key]
+        if category is None:
+            why = unsupported_category(key)
+            self.reporter.error(
+                f"unknown category {stated!r}"
+                + (f" ({why} items are not supported)" if why else ""),
+                path=path,
+                line=line,
+                item_id=item_id,
+                hint=f"use one of {_CATEGORY_NAMES}",
+            )
+        return category
+
+    def _vote_with_docs(self, item_id: str, docs: list[dict[str, Any]], reader: LineReader) -> None:
+        loc = self.answers[item_id]
+        answer = self.sources[loc.file].record(loc.offset, loc.line, item_id, reader)
+        calls = split_calls(answer["ground_truth"])
+        properties = {d["name"]: FunctionDoc(d["name"], "", d).properties for d in docs}
+        vote = vote_with_docs(calls, properties)
+        self._evidence[loc.file].add(vote, loc.line)
+
+    def _join(self) -> None:
+        for item_id, loc in list(self.questions.items()):
+            if item_id not in self.answers and loc.category is not Category.IRRELEVANCE:
+                self.reporter.error(
+                    "the question has no ground truth",
+                    path=self.sources[loc.file].path,
+                    line=loc.line,
+                    item_id=item_id,
+                    hint=f'add {{"id": "{item_id}", "ground_truth": ...}} to the answers '
+                    f"({self.layout.answers_searched})",
+                )
+                del self.questions[item_id]
+        orphans: dict[int, list[str]] = {}
+        for item_id, answer in list(self.answers.items()):
+            if item_id in self.questions:
+                continue
+            del self.answers[item_id]
+            if item_id in self._rejected:
+                continue
+            if self.reporter.strict:
+                orphans.setdefault(answer.file, []).append(item_id)
+            else:
+                self.reporter.error(
+                    "the answer's id has no question",
+                    path=self.sources[answer.file].path,
+                    line=answer.line,
+                    item_id=item_id,
+                    hint="delete the line, or add the question (check the id's spelling)",
+                )
+        for file, ids in orphans.items():
+            shown = ", ".join(ids[:_ORPHANS_SHOWN]) + (", ..." if len(ids) > _ORPHANS_SHOWN else "")
+            self.reporter.warning(
+                f"{len(ids)} answer(s) have no question and are ignored: {shown}",
+                path=self.sources[file].path,
+            )
+
+    def _decide_styles(self) -> None:
+        for file, evidence in self._evidence.items():
+            path = self.sources[file].path
+            style = self.forced_style or evidence.decide(path.parent.name)
+            self.styles[path] = style
+            conflict = None if self.forced_style else evidence.conflict(style)
+            if conflict is not None:
+                self.reporter.warning(
+                    conflict,
+                    path=path,
+                    hint="write every line in one style, or choose it with --answer-style",
+                )
+            single = self._single_value.get(file)
+            if style is AnswerStyle.BFCL and single is not None and self.reporter.strict:
+                line, item_id, where = single
+                self.reporter.error(
+                    f"parameter {where} holds a single value, not a list of acceptable values",
+                    path=path,
+                    line=line,
+                    item_id=item_id,
+                    hint="BFCL-style answers list every acceptable value ([value]); a file "
+                    "that gives one value per parameter is TFCE style (--answer-style tfce)",
+                )

@@ -1,0 +1,328 @@
+"""Turning any model answer into one list of calls (SPEC 4), without ever running model text.
+
+`decode_output(value)` accepts:
+
+- an outputs-file record (a dict that may also hold "id", "category", "usage", "latency_s",
+  "error"): the first present, non-null and non-empty of "raw", "calls", "tool_calls",
+  "function_call", "content", "result", "text", "message", "choices", "output", "response"
+  is decoded (a key whose value has an impossible type, such as a dict under "text", is
+  passed over). An empty value is skipped so that an OpenAI message with `tool_calls: []`
+  falls through to its text; when every present key is empty the model made no call;
+- OpenAI Chat Completions messages and whole completions (first choice), with `tool_calls`
+  (arguments a JSON string, a JSON string holding a JSON string of an object, "" / null for
+  {}, or an object as Ollama sends it) or legacy `function_call`; tool calls win over text;
+- Anthropic content blocks or Messages (`tool_use` blocks win over `text`; `thinking` and
+  other block types are ignored), OpenAI Responses objects and `output` items
+  (`function_call` items win over message text);
+- plain lists of `{"name", "arguments"|"parameters"|"input"}` and BFCL's `[{"f": {args}}]`;
+- SDK objects (anything with `model_dump()`) and `Call` records;
+- text (see below).
+
+Text answers. `<think>...</think>` reasoning (everything before the last `</think>`, or
+after an unclosed `<think>`) and the `[TOOL_CALLS]` / `<|python_tag|>` markers are dropped
+first. Then, in this order:
+
+1. `<tool_call>` tags: each body must be one JSON call (or Python call syntax); all the tags
+   together are the answer.
+2. Code fences (```, with or without a language; an unclosed fence runs to the end): each
+   block is decoded as a whole answer (3 and 4), but as a code part it is strict: a block
+   that begins with a call or JSON and fails to parse is a parse_error, and a call in it may
+   have any identifier as its name. A block that only mentions a call (`x = f(a=1)`, a
+   formula like `20*log10(d)`) is an error only when no other part of the answer holds a
+   call. Text outside the fences is looked at only when the blocks hold no call.
+3. The whole answer: text that begins with `{`, `[{`, `[[` or `[]` is JSON (a Python literal
+   such as `[{'name': 'f', 'arguments': {}}]` is read too); text that begins with `name(` or
+   `[name(` is Python call syntax (`pyliteral.parse_calls`).
+4. Otherwise, or when that fails, calls delimited inside prose: a bracketed list of calls or
+   of JSON objects, or a JSON object that begins with "name", anywhere (e.g. after
+   "调用如下："); a line that is a call or a JSON object (a list marker before and
+   punctuation after are allowed); inline `code` that is a call. In prose only ASCII function
+   names count, and JSON that is not call-shaped is data, not an error.
+
+The Chinese-prose rule: parentheses in prose never make a call by themselves.
+"我无法计算（需要更多信息）" (full-width) is not Python at all. "我无法计算(需要更多信息)"
+(ASCII) is Python syntax, but a non-ASCII name only counts as a call when the text parses as a
+keyword call or sits in a code fence or tag: as a whole answer that fails to parse, or inside
+prose, it is prose (zero calls); in a fence it is a parse_error (positional argument). An
+answer that begins with an ASCII call head (`f(`, `[f(`) or with JSON and fails to parse is a
+parse_error, as is any delimited call in prose that fails. Prose with no call attempt is zero
+calls.
+
+Limits (`DecodeLimits`): a text or argument string longer than `max_chars` is refused before
+anything else; bracket nesting deeper than `max_depth` (containers; an argument object is
+level 1) is refused by a linear scan before `json.loads` or `ast.parse` runs; more than
+`max_calls` calls is a parse_error (Python text is checked by counting `name(` before
+parsing). Python text also has an element budget (`pyliteral.MAX_ITEMS`) so that parsing stays
+well under a second; integers have at most `pyliteral.MAX_INT_DIGITS` digits and numbers must
+be finite. Argument values come out JSON-like (dicts with string keys, lists, str, int, float,
+bool, None).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, cast
+
+from tfce_eval.decode.pyliteral import MAX_INT_DIGITS, int_fits
+from tfce_eval.decode.text import DecodeError, TextDecoder, load_json, too_many
+from tfce_eval.model import Call, DecodeResult
+
+_RECORD_KEYS: tuple[tuple[str, tuple[type, ...]], ...] = (
+    ("raw", (object,)),
+    ("calls", (list, tuple)),
+    ("tool_calls", (list, tuple)),
+    ("function_call", (Mapping,)),
+    ("content", (str, list, tuple)),
+    ("result", (str, list, tuple, Mapping)),
+    ("text", (str,)),
+    ("message", (Mapping, str)),
+    ("choices", (list, tuple)),
+    ("output", (list, tuple, str)),
+    ("response", (str, Mapping, list, tuple)),
+)
+_ARGUMENT_KEYS = ("arguments", "parameters", "input", "args")
+_TEXT_TYPES = frozenset({"text", "output_text"})
+_CALL_TYPES = frozenset({"tool_use", "function_call"})
+
+
+@dataclass(frozen=True)
+class DecodeLimits:
+    """Bounds that keep decoding fast and safe on hostile or broken answers."""
+
+    max_chars: int = 2_000_000
+    max_depth: int = 64
+    max_calls: int = 256
+
+
+def decode_output(
+    value: object,
+    *,
+    name_map: Mapping[str, str] | None = None,
+    limits: DecodeLimits = DecodeLimits(),
+) -> DecodeResult:
+    """Decode one model answer into calls; never raises.
+
+    `calls=()` means the model made no call; `calls=None` comes with an `error` that says what
+    was wrong and where. Names found in `name_map` (wire name -> original name) are renamed.
+    """
+    try:
+        calls = _Decoder(limits).value(value, 0)
+    except DecodeError as exc:
+        return DecodeResult(calls=None, error=str(exc))
+    except RecursionError:
+        return DecodeResult(calls=None, error="answer too deeply nested to read")
+    except MemoryError:
+        return DecodeResult(calls=None, error="answer too large to read")
+    except Exception as exc:  # the contract: a broken answer never stops a run
+        return DecodeResult(calls=None, error=f"could not read the answer: {exc!r}")
+    if len(calls) > limits.max_calls:
+        return DecodeResult(calls=None, error=too_many(limits))
+    if name_map:
+        calls = [Call(name_map.get(c.name, c.name), c.arguments) for c in calls]
+    return DecodeResult(calls=tuple(calls))
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    return type(value).__name__
+
+
+def _dump(value: object) -> object:
+    """SDK objects (pydantic models) become the dicts they serialise to."""
+    if isinstance(value, str | int | float | bool | list | tuple | dict | Call) or value is None:
+        return value
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        try:
+            return dump(mode="json")
+        except TypeError:  # a model_dump() without pydantic's keyword
+            return dump()
+    return value
+
+
+def _is_empty(value: object) -> bool:
+    if isinstance(value, str):
+        return not value.strip()
+    return isinstance(value, list | tuple | Mapping) and not value
+
+
+class _Decoder:
+    def __init__(self, limits: DecodeLimits) -> None:
+        self.limits = limits
+        self.texts = TextDecoder(limits, self.maybe_call)
+
+    # ---- structures -------------------------------------------------------------------
+
+    def value(self, value: object, depth: int) -> list[Call]:
+        if depth > self.limits.max_depth:
+            raise DecodeError(f"answer nests deeper than {self.limits.max_depth} levels")
+        value = _dump(value)
+        if value is None:
+            return []
+        if isinstance(value, Call):
+            return [Call(value.name, self.arguments(dict(value.arguments), value.name))]
+        if isinstance(value, str):
+            return self.texts.text(value)
+        if isinstance(value, Mapping):
+            return self.mapping(value, depth)
+        if isinstance(value, list | tuple):
+            return self.sequence(value, depth)
+        raise DecodeError(f"cannot read an answer that is {_kind(value)}")
+
+    def mapping(self, d: Mapping[str, Any], depth: int) -> list[Call]:
+        kind = d.get("type")
+        if kind in _TEXT_TYPES and isinstance(d.get("text"), str):
+            return self.texts.text(d["text"])
+        if kind == "message":  # an Anthropic Message or a Responses message item
+            return self.value(d.get("content"), depth + 1)
+        if d.get("object") == "response" and isinstance(d.get("output"), list):
+            return self.value(d["output"], depth + 1)
+        if kind in _CALL_TYPES or isinstance(d.get("function"), Mapping):
+            return [self.call(d)]
+        present = False
+        for key, types in _RECORD_KEYS:
+            if key not in d:
+                continue
+            present = True
+            item = d[key]
+            if item is None or not isinstance(item, types) or _is_empty(item):
+                continue
+            if key == "choices":
+                item = cast("list[Any]", item)[0]
+            elif key == "function_call":
+                return [self.call({"function": item})]
+            return self.value(item, depth + 1)
+        if present:
+            return []
+        call = self.maybe_call(d)
+        if call is not None:
+            return [call]
+        if kind is not None:
+            return []  # a block that holds no call: thinking, reasoning, refusal, image...
+        keys = ", ".join(sorted(str(k) for k in d)[:12])
+        if d.get("error") is not None:
+            raise DecodeError(f"the record holds no answer, only an error: {d['error']}")
+        raise DecodeError(
+            f"no answer found in an object with keys {keys}; expected calls, tool_calls, "
+            f"content or text"
+        )
+
+    def sequence(self, items: list[Any] | tuple[Any, ...], depth: int) -> list[Call]:
+        calls: list[Call] = []
+        texts: list[str] = []
+        native = False
+        for index, raw in enumerate(items, 1):
+            item = _dump(raw)
+            if isinstance(item, Call):
+                calls.extend(self.value(item, depth + 1))
+                native = True
+            elif isinstance(item, str):
+                texts.append(item)
+            elif isinstance(item, Mapping):
+                kind = item.get("type")
+                if kind in _TEXT_TYPES:
+                    if isinstance(item.get("text"), str):
+                        texts.append(item["text"])
+                    continue
+                if kind == "message":
+                    texts.extend(_message_texts(item.get("content")))
+                    continue
+                call = self.maybe_call(item)
+                if call is not None:
+                    calls.append(call)
+                    native = True
+                elif kind is None:
+                    keys = ", ".join(sorted(str(k) for k in item)[:12])
+                    raise DecodeError(f"item {index} of the list is not a call (keys: {keys})")
+            else:
+                raise DecodeError(f"item {index} of the list is {_kind(item)}, not a call")
+            if len(calls) > self.limits.max_calls:
+                raise DecodeError(too_many(self.limits))
+        if native:
+            return calls
+        return self.texts.text("\n".join(texts)) if texts else []
+
+    def maybe_call(self, d: Mapping[str, Any]) -> Call | None:
+        """The call a dict holds, or None when it has no call shape."""
+        kind = d.get("type")
+        if kind in _CALL_TYPES or isinstance(d.get("function"), Mapping):
+            return self.call(d)
+        if isinstance(d.get("name"), str) and "role" not in d and kind in (None, "function"):
+            return self.call(d)
+        if len(d) == 1:  # BFCL: {"f": {"a": 1}}
+            ((name, args),) = d.items()
+            if isinstance(args, Mapping) or (
+                isinstance(args, str) and args.lstrip().startswith("{")
+            ):
+                return self.call({"name": name, "arguments": args})
+        return None
+
+    def call(self, d: Mapping[str, Any]) -> Call:
+        source = d["function"] if isinstance(d.get("function"), Mapping) else d
+        name = source.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise DecodeError(f"a call has no function name (got {name!r})")
+        raw = next((source[k] for k in _ARGUMENT_KEYS if k in source), None)
+        return Call(name=name, arguments=self.arguments(raw, name))
+
+    def arguments(self, raw: object, name: str) -> dict[str, Any]:
+        raw = _dump(raw)
+        if isinstance(raw, str):
+            if not raw.strip():
+                return {}
+            raw = load_json(raw, f"the arguments of {name}", self.limits)
+            if isinstance(raw, str):  # a JSON string holding the JSON object: decode once more
+                where = f"the arguments of {name}"
+                raw = load_json(raw, where, self.limits) if raw.strip() else {}
+        if raw is None:
+            return {}
+        if not isinstance(raw, Mapping):
+            raise DecodeError(f"the arguments of {name} must be an object, not {_kind(raw)}")
+        arguments: dict[str, Any] = self.json_like(raw, 1, name)
+        return arguments
+
+    def json_like(self, value: Any, depth: int, where: str) -> Any:
+        """A checked copy of an argument value; `depth` counts containers, arguments being 1."""
+        if isinstance(value, Mapping | list | tuple) and depth > self.limits.max_depth:
+            raise DecodeError(f"{where}: values nest deeper than {self.limits.max_depth} levels")
+        if value is None or isinstance(value, bool | str):
+            return value
+        if isinstance(value, int):
+            if not int_fits(value):
+                raise DecodeError(f"{where}: integer with more than {MAX_INT_DIGITS} digits")
+            return value
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise DecodeError(f"{where}: {value} is not a finite number")
+            return value
+        if isinstance(value, Mapping):
+            result: dict[str, Any] = {}
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    raise DecodeError(f"{where}: object key {key!r} is not a string")
+                result[key] = self.json_like(item, depth + 1, f"{where}.{key}")
+            return result
+        if isinstance(value, list | tuple):
+            return [self.json_like(item, depth + 1, where) for item in value]
+        raise DecodeError(f"{where}: {type(value).__name__} is not a JSON value")
+
+
+def _message_texts(content: object) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list | tuple):
+        return [
+            part["text"]
+            for part in content
+            if isinstance(part, Mapping)
+            and part.get("type") in _TEXT_TYPES
+            and isinstance(part.get("text"), str)
+        ]
+    return []

@@ -1,0 +1,218 @@
+"""Decoding text answers: tags, code fences, whole-answer JSON or Python, calls in prose.
+
+The rules are stated in `tfce_eval.decode.answer`'s docstring; `textparts` finds the pieces,
+`pyliteral` reads Python call syntax, and JSON objects are turned into calls by the
+structure decoder passed in as `call_of`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from tfce_eval.decode import textparts
+from tfce_eval.decode.brackets import check_depth
+from tfce_eval.decode.pyliteral import MAX_INT_DIGITS, LiteralError, parse_calls, parse_literal
+from tfce_eval.model import Call
+
+if TYPE_CHECKING:
+    from tfce_eval.decode.answer import DecodeLimits
+
+_CALL_LIST_KEYS = ("tool_calls", "calls", "function_calls")
+
+
+class DecodeError(Exception):
+    """A parse_error; its text is the message the user sees."""
+
+
+class NotACall(DecodeError):
+    """JSON that parsed but has no call shape: an error in a code part, data in prose."""
+
+
+class WeakAttempt(DecodeError):
+    """A code block that mentions a call but does not begin with one (`x = f(a=1)`, a formula
+    such as `20*log10(d)`): an error only when no other part of the answer holds a call."""
+
+
+class _JsonSyntaxError(DecodeError):
+    """Text that is not JSON (as opposed to JSON refused for its size or depth)."""
+
+
+def too_many(limits: DecodeLimits) -> str:
+    return f"more than {limits.max_calls} calls in one answer"
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _bounded_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError(f"integer with more than {MAX_INT_DIGITS} digits")
+    return int(digits)
+
+
+def check_size(text: str, what: str, limits: DecodeLimits) -> None:
+    if len(text) > limits.max_chars:
+        raise DecodeError(f"{what} too large: {len(text)} characters, limit {limits.max_chars}")
+
+
+def load_json(text: str, where: str, limits: DecodeLimits) -> Any:
+    """`json.loads` behind the size and depth checks; NaN, Infinity and huge integers refused."""
+    check_size(text, where, limits)
+    problem = check_depth(text, limits.max_depth)
+    if problem is not None:
+        raise DecodeError(f"{where}: {problem.message}")
+    try:
+        return json.loads(text, parse_constant=_refuse_constant, parse_int=_bounded_int)
+    except json.JSONDecodeError as exc:
+        raise _JsonSyntaxError(
+            f"{where} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise DecodeError(f"{where} is not valid JSON: {exc}") from None
+
+
+class TextDecoder:
+    """Reads one text answer; `call_of` turns a JSON object into a call or None."""
+
+    def __init__(
+        self, limits: DecodeLimits, call_of: Callable[[Mapping[str, Any]], Call | None]
+    ) -> None:
+        self.limits = limits
+        self.call_of = call_of
+
+    def text(self, text: str) -> list[Call]:
+        check_size(text, "answer", self.limits)
+        text = textparts.clean(text)
+        if textparts.has_tags(text):
+            calls: list[Call] = []
+            for part in textparts.tag_bodies(text):
+                calls.extend(self.tag_body(part))
+            return calls
+        blocks, outside = textparts.fenced_blocks(text)
+        if not blocks:
+            return self.block(text, None)
+        calls = []
+        weak: WeakAttempt | None = None
+        for part in blocks:
+            try:
+                calls.extend(self.block(part.text, f"code block at line {part.line}"))
+            except WeakAttempt as exc:
+                weak = weak or exc
+        if calls:
+            return calls
+        calls = self.block(outside, None)
+        if calls or weak is None:
+            return calls
+        raise weak
+
+    def tag_body(self, part: textparts.Part) -> list[Call]:
+        where = f"<tool_call> at line {part.line}"
+        body = part.text
+        blocks, _ = textparts.fenced_blocks(body)
+        if blocks:
+            body = blocks[0].text
+        body = body.strip()
+        if not body:
+            raise DecodeError(f"{where}: the tag is empty")
+        if textparts.starts_like_json(body):
+            return self.json_text(body, where)
+        if textparts.call_head(body) is not None:
+            return self.python(body, where)
+        raise DecodeError(f"{where}: the tag holds neither a JSON call nor a call like f(a=1)")
+
+    def block(self, text: str, where: str | None) -> list[Call]:
+        """Decode a whole answer (`where` None) or a fenced code block (`where` names it)."""
+        text = textparts.unwrap_inline_code(text.strip())
+        if not text:
+            return []
+        label = where or "answer"
+        failure: DecodeError | None = None
+        attempt = where is not None
+        if textparts.starts_like_json(text):
+            attempt = True
+            try:
+                return self.json_text(text, label)
+            except DecodeError as exc:
+                failure = exc
+        elif (head := textparts.call_head(text)) is not None:
+            attempt = attempt or head.isascii()
+            try:
+                return self.python(text, label)
+            except DecodeError as exc:
+                failure = exc
+        elif where is not None and textparts.mentions_call(text):
+            try:
+                return self.python(text, label)
+            except DecodeError as exc:
+                failure = WeakAttempt(str(exc))
+        calls, found = self.prose(text, where)
+        if found:
+            return calls
+        if failure is not None and attempt:
+            raise failure
+        return []
+
+    def prose(self, text: str, where: str | None) -> tuple[list[Call], bool]:
+        calls: list[Call] = []
+        found = False
+        prefix = f"{where}, " if where else ""
+        for candidate in textparts.candidates(text, self.limits.max_depth):
+            if not isinstance(candidate, textparts.Candidate):
+                raise DecodeError(f"{prefix}{candidate.message}")
+            label = f"{prefix}call at line {candidate.line}"
+            if candidate.kind == "python":
+                calls.extend(self.python(candidate.text, label))
+            else:
+                try:
+                    calls.extend(self.json_text(candidate.text, label))
+                except NotACall:
+                    continue  # JSON in prose that is not a call is just data
+            found = True
+            if len(calls) > self.limits.max_calls:
+                raise DecodeError(too_many(self.limits))
+        return calls, found
+
+    def python(self, text: str, where: str) -> list[Call]:
+        try:
+            calls = parse_calls(
+                text, max_depth=self.limits.max_depth, max_calls=self.limits.max_calls
+            )
+        except LiteralError as exc:
+            raise DecodeError(f"{where}: {exc}") from None
+        return list(calls)
+
+    def json_text(self, text: str, where: str) -> list[Call]:
+        try:
+            value = load_json(text, where, self.limits)
+        except _JsonSyntaxError as json_failure:
+            try:  # single quotes, True/None: a Python literal is read by the same safe rules
+                value = parse_literal(text, max_depth=self.limits.max_depth)
+            except LiteralError:
+                raise json_failure from None
+        return self.json_calls(value, where)
+
+    def json_calls(self, value: Any, where: str) -> list[Call]:
+        if isinstance(value, list):
+            calls: list[Call] = []
+            for index, item in enumerate(value, 1):
+                call = self.call_of(item) if isinstance(item, Mapping) else None
+                if call is None:
+                    raise NotACall(f"{where}: item {index} of the JSON list is not a call")
+                calls.append(call)
+                if len(calls) > self.limits.max_calls:
+                    raise DecodeError(too_many(self.limits))
+            return calls
+        if isinstance(value, Mapping):
+            for key in _CALL_LIST_KEYS:
+                if isinstance(value.get(key), list):
+                    return self.json_calls(value[key], where)
+            call = self.call_of(value)
+            if call is not None:
+                return [call]
+        raise NotACall(
+            f'{where}: the JSON is not a call: expected {{"name": ..., "arguments": {{...}}}} '
+            f"or a list of such objects"
+        )

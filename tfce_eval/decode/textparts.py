@@ -1,0 +1,190 @@
+"""Finding the parts of a text answer that hold calls: tags, code fences and delimited calls.
+
+Nothing here parses a call; these functions only cut text into pieces for the decoder, in
+time linear in the length of the text. See `tfce_eval.decode.answer` for the rules they implement.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from tfce_eval.decode.brackets import BracketError, match_end
+
+_REASONING_TAGS = ("think", "thinking")
+# Markers some chat templates put before native-style calls written as text.
+_MARKERS = ("[TOOL_CALLS]", "<|python_tag|>")
+_TAG_OPEN = "<tool_call>"
+_TAG_CLOSE = "</tool_call>"
+_FENCE = "```"
+_LANGUAGE = re.compile(r"[\w+#.-]*")
+_MAX_LANGUAGE = 40
+
+_ASCII_NAME = r"[A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)*+"
+# A call head in a whole answer or a code part may use any Python identifier (CJK included).
+_ANY_NAME = r"[^\W\d]\w*+(?:\.[^\W\d]\w*+)*+"
+_HEAD = re.compile(rf"\[?\s*({_ANY_NAME})\(")
+_ANY_CALL = re.compile(r"(?<!\w)[^\W\d]\w*+\(")
+_JSON_START = re.compile(r"\{|\[\s*[{\[\]]")
+_WS = "[ \\t\\r\\n]*"
+# Delimited calls in prose: a bracketed list of calls or JSON objects, or a JSON object that
+# begins with "name", anywhere; a line that starts with a call or a JSON object (after an
+# optional list marker); inline `code`.
+_CANDIDATE = re.compile(
+    rf"(?P<list>\[{_WS}(?:{_ASCII_NAME}\(|\{{{_WS}[\"']))"
+    rf"|(?P<object>\{{{_WS}[\"']name[\"']{_WS}:)"
+    rf"|^[ \t]*(?:(?:[-*•]|\d{{1,3}}[.)])[ \t]+)?(?P<line>{_ASCII_NAME}\(|\{{{_WS}[\"'])"
+    rf"|`(?P<code>{_ASCII_NAME}\()",
+    re.MULTILINE,
+)
+_LINE_TAIL = re.compile(r"[ \t]*[.;,。；，]?[ \t]*(?:\r?\n|\Z)")
+
+Kind = Literal["json", "python"]
+
+
+@dataclass(frozen=True)
+class Part:
+    """A piece of an answer and the 1-based line of the answer it starts on."""
+
+    text: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A delimited call found in prose, with the syntax it is written in."""
+
+    text: str
+    line: int
+    kind: Kind
+
+
+def clean(text: str) -> str:
+    """Drop reasoning (`<think>...</think>`) and template markers; keep everything else."""
+    for tag in _REASONING_TAGS:
+        close = text.rfind(f"</{tag}>")
+        if close >= 0:
+            text = text[close + len(tag) + 3 :]
+        else:
+            opened = text.find(f"<{tag}>")
+            if opened >= 0:  # reasoning that never ended holds no answer
+                text = text[:opened]
+    for marker in _MARKERS:
+        if marker in text:
+            text = text.replace(marker, "\n")
+    return text
+
+
+def has_tags(text: str) -> bool:
+    return _TAG_OPEN in text
+
+
+def tag_bodies(text: str) -> list[Part]:
+    """Bodies of `<tool_call>` tags; an unclosed tag runs to the next tag or the end."""
+    parts: list[Part] = []
+    position, line, close = 0, 1, -1
+    start = text.find(_TAG_OPEN)
+    while start >= 0:
+        body_start = start + len(_TAG_OPEN)
+        if close < body_start:  # searched again only once passed, so the scan stays linear
+            close = text.find(_TAG_CLOSE, body_start)
+            if close < 0:
+                close = len(text)
+        next_start = text.find(_TAG_OPEN, body_start)
+        end = close if next_start < 0 else min(close, next_start)
+        line += text.count("\n", position, body_start)
+        parts.append(Part(text[body_start:end], line))
+        line += text.count("\n", body_start, end)
+        position = end
+        start = next_start
+    return parts
+
+
+def fenced_blocks(text: str) -> tuple[list[Part], str]:
+    """Contents of ``` code fences (language tag removed) and the text outside them.
+
+    An unclosed fence runs to the end of the text; a fence may open and close on one line.
+    """
+    blocks: list[Part] = []
+    outside: list[str] = []
+    position, line = 0, 1
+    while (start := text.find(_FENCE, position)) >= 0:
+        outside.append(text[position:start])
+        body_start = start + len(_FENCE)
+        # The language tag is a short word alone on the fence line; look no further than that.
+        newline = text.find("\n", body_start, body_start + _MAX_LANGUAGE)
+        if newline >= 0 and _LANGUAGE.fullmatch(text[body_start:newline].strip()):
+            body_start = newline + 1
+        close = text.find(_FENCE, body_start)
+        body_end = len(text) if close < 0 else close
+        line += text.count("\n", position, body_start)
+        blocks.append(Part(text[body_start:body_end], line))
+        line += text.count("\n", body_start, body_end)
+        position = min(body_end + len(_FENCE), len(text))
+        outside.append("\n")
+    outside.append(text[position:])
+    return blocks, "".join(outside)
+
+
+def unwrap_inline_code(text: str) -> str:
+    """`f(a=1)` written as one inline code span is the same as f(a=1)."""
+    if len(text) > 1 and text[0] == "`" and text[-1] == "`" and "`" not in text[1:-1]:
+        return text[1:-1].strip()
+    return text
+
+
+def starts_like_json(text: str) -> bool:
+    """True for text that begins with an object or a list of objects (or `[]`)."""
+    return _JSON_START.match(text) is not None
+
+
+def call_head(text: str) -> str | None:
+    """The function name when the text begins with `name(` or `[name(`, else None."""
+    match = _HEAD.match(text)
+    return match.group(1) if match else None
+
+
+def mentions_call(text: str) -> bool:
+    """True when `name(` occurs anywhere in the text."""
+    return _ANY_CALL.search(text) is not None
+
+
+def candidates(text: str, max_depth: int) -> Iterator[Candidate | BracketError]:
+    """Delimited calls in prose, in order; a bracket error is a call attempt that never closes.
+
+    Only ASCII function names count here, so that prose such as "我无法计算(需要更多信息)" is
+    never taken for a call.
+    """
+    last_end, line, counted = 0, 1, 0
+    for match in _CANDIDATE.finditer(text):
+        group = match.lastgroup or "list"
+        start = match.start(group)
+        if start < last_end:
+            continue
+        # The scan starts at "[", "{" or the name; its first bracket is the one to match.
+        # Inline code ends at the next backtick, which also keeps repeated scans linear.
+        stop = None
+        if group == "code":
+            stop = text.find("`", start)
+            stop = len(text) if stop < 0 else stop
+            if text.find(")", start, stop) < 0:
+                continue  # `name(` with no ")" before the closing backtick: a mention
+        end = match_end(text, start, max_depth, stop)
+        if isinstance(end, BracketError):
+            if group == "code":
+                continue  # a name in inline code that does not close is a mention, not a call
+            yield end
+            return
+        last_end = end
+        if group == "line" and not _LINE_TAIL.match(text, end):
+            continue  # a call followed by prose on its line is not "a line that is a call"
+        if group == "code" and not text.startswith("`", end):
+            continue
+        line += text.count("\n", counted, start)
+        counted = start
+        body = text[start:end]
+        opening = body.lstrip("[ \t\r\n")[:1]
+        kind: Kind = "json" if opening == "{" else "python"
+        yield Candidate(body, line, kind)

@@ -1,0 +1,223 @@
+"""The exec verdict of one item: which calls to run, and how their results are paired.
+
+Arguments are coerced to their declared numeric types first, as SPEC 5.3 does for the AST
+check (28 for a float parameter is passed as 28.0, 5.0 for an integer one as 5), so that
+equivalent arguments reach the implementation in the same form. A ground-truth parameter
+with several acceptable values (BFCL style) gives several expected calls ("variants"); a
+model result equal to any variant's result is right. Nested alternatives are not expanded.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from tfce_eval.check.matching import max_matching
+from tfce_eval.check.values import CoercionError, coerce
+from tfce_eval.model import Call, ErrorCode, ExpectedCall, FunctionDoc, Item
+from tfce_eval.schema.equality import EXEC_REL_TOL, values_equal
+from tfce_eval.schema.kinds import Kind, kind_of
+
+if TYPE_CHECKING:
+    from tfce_eval.exec.executor import ExecOutcome, Executor, ExecVerdict
+
+#: At most this many combinations of acceptable values are run per expected call.
+MAX_VARIANTS = 16
+#: Results longer than this (as JSON) are shown cut in a record's details.
+MAX_DETAIL_CHARS = 2000
+
+_OMIT = object()
+
+
+def coerce_value(value: Any, schema: Any, *, from_strings: bool) -> Any:
+    """`value` in its declared form where SPEC 5.3 allows it; unchanged where it does not."""
+    kind = kind_of(schema if isinstance(schema, Mapping) else None)
+    if kind is Kind.ARRAY and isinstance(value, list | tuple):
+        items = schema.get("items")
+        return [coerce_value(v, items, from_strings=from_strings) for v in value]
+    if kind is Kind.OBJECT and isinstance(value, Mapping):
+        props = schema.get("properties")
+        props = props if isinstance(props, Mapping) else {}
+        return {
+            k: coerce_value(v, props.get(k), from_strings=from_strings) for k, v in value.items()
+        }
+    if kind in (Kind.INTEGER, Kind.NUMBER, Kind.BOOLEAN) and value is not None:
+        try:
+            return coerce(value, kind, from_strings=from_strings)
+        except (CoercionError, OverflowError):
+            return value  # the implementation decides what a wrong type means
+    return value
+
+
+def model_arguments(call: Call, doc: FunctionDoc | None) -> dict[str, Any]:
+    props = doc.properties if doc is not None else {}
+    return {k: coerce_value(v, props.get(k), from_strings=False) for k, v in call.arguments.items()}
+
+
+def _key(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=repr)
+
+
+def expected_variants(expected: ExpectedCall, doc: FunctionDoc | None) -> list[dict[str, Any]]:
+    """The argument sets the ground truth accepts for one call, first alternatives first."""
+    props = doc.properties if doc is not None else {}
+    names: list[str] = []
+    choices: list[list[Any]] = []
+    for name, param in expected.params.items():
+        options: list[Any] = []
+        seen: set[str] = set()
+        for value in param.values:
+            option = (
+                _OMIT if value is None else coerce_value(value, props.get(name), from_strings=True)
+            )
+            key = "omit" if option is _OMIT else _key(option)
+            if key not in seen:
+                seen.add(key)
+                options.append(option)
+        if (param.may_omit or not options) and "omit" not in seen:
+            options.append(_OMIT)
+        names.append(name)
+        choices.append(options)
+    return [
+        {n: v for n, v in zip(names, combo, strict=True) if v is not _OMIT}
+        for combo in itertools.islice(itertools.product(*choices), MAX_VARIANTS)
+    ]
+
+
+def _brief(value: Any) -> Any:
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return value if len(text) <= MAX_DETAIL_CHARS else text[: MAX_DETAIL_CHARS - 1] + "…"
+
+
+def _record(call: str, outcome: ExecOutcome) -> dict[str, Any]:
+    if outcome.ok:
+        return {"call": call, "result": _brief(outcome.value)}
+    return {"call": call, "error": outcome.error}
+
+
+def _perfect(pairs: Sequence[tuple[int, int]], n: int) -> bool:
+    return (
+        len(pairs) == n
+        and sorted(i for i, _ in pairs) == list(range(n))
+        and sorted(j for _, j in pairs) == list(range(n))
+    )
+
+
+def judge_item(
+    executor: Executor,
+    item: Item,
+    calls: Sequence[Call],
+    matching: Sequence[tuple[int, int]] | None,
+) -> ExecVerdict:
+    from tfce_eval.exec.executor import ExecVerdict, render_call
+
+    expected = item.expected
+    if not expected:
+        return ExecVerdict(None, None, None, {})
+    missing = [n for n in dict.fromkeys(e.name for e in expected) if not executor.implemented(n)]
+    if missing:
+        return ExecVerdict(None, None, None, {"not_implemented": missing})
+
+    variants = [expected_variants(e, item.function(e.name)) for e in expected]
+    same_count = len(calls) == len(expected)
+    model_args = [model_arguments(c, item.function(c.name)) for c in calls]
+    batch = [Call(e.name, v) for e, vs in zip(expected, variants, strict=True) for v in vs]
+    if same_count:
+        batch += [Call(c.name, a) for c, a in zip(calls, model_args, strict=True)]
+    outcomes = executor.run(batch)
+    exp_outcomes: list[list[ExecOutcome]] = []
+    position = 0
+    for vs in variants:
+        exp_outcomes.append(outcomes[position : position + len(vs)])
+        position += len(vs)
+    got = outcomes[position:]
+
+    exp_text = [render_call(e.name, vs[0]) for e, vs in zip(expected, variants, strict=True)]
+    got_text = [render_call(c.name, a) for c, a in zip(calls, model_args, strict=True)]
+    details: dict[str, Any] = {
+        "expected": [_record(t, o[0]) for t, o in zip(exp_text, exp_outcomes, strict=True)]
+    }
+    if same_count:
+        details["received"] = [_record(t, o) for t, o in zip(got_text, got, strict=True)]
+
+    for j, tries in enumerate(exp_outcomes):
+        first = tries[0]
+        if not first.ok:
+            error = first.error or "failed"
+            verb = "raised" if error.startswith("raised") else "failed"
+            return ExecVerdict(
+                False,
+                ErrorCode.EXEC_ERROR,
+                f"the ground truth call {verb} (a dataset problem): expected call {j + 1} "
+                f"{exp_text[j]} {error}",
+                details,
+            )
+    if not same_count:
+        made = f"{len(calls)} calls made" if calls else "no call made"
+        return ExecVerdict(
+            False, ErrorCode.EXEC_MISMATCH, f"{made}, {len(expected)} expected", details
+        )
+    for i, outcome in enumerate(got):
+        if not outcome.ok:
+            return ExecVerdict(
+                False, ErrorCode.EXEC_ERROR, f"call {i + 1} {got_text[i]} {outcome.error}", details
+            )
+
+    equal = [
+        [
+            any(
+                t.ok and values_equal(t.value, mine.value, rel_tol=EXEC_REL_TOL)
+                for t in exp_outcomes[j]
+            )
+            for j in range(len(expected))
+        ]
+        for mine in got
+    ]
+    given = [(int(i), int(j)) for i, j in matching] if matching is not None else None
+    if given is not None and not _perfect(given, len(calls)):
+        given = None  # not a pairing of these calls: pair by results instead
+    if given is not None and all(equal[i][j] for i, j in given):
+        details["pairing"] = [list(p) for p in sorted(given)]
+        details["pairing_source"] = "ast"
+        return ExecVerdict(True, None, None, details)
+
+    adjacency = [
+        [calls[i].name == expected[j].name and equal[i][j] for j in range(len(expected))]
+        for i in range(len(calls))
+    ]
+    rows = max_matching(adjacency)
+    if all(j is not None for j in rows):
+        details["pairing"] = [[i, j] for i, j in enumerate(rows)]
+        details["pairing_source"] = "results"
+        return ExecVerdict(True, None, None, details)
+
+    def show(j: int) -> str:
+        return json.dumps(_brief(exp_outcomes[j][0].value), ensure_ascii=False)[:200]
+
+    def mismatch(i: int, j: int) -> ExecVerdict:
+        mine = json.dumps(_brief(got[i].value), ensure_ascii=False)[:200]
+        return ExecVerdict(
+            False,
+            ErrorCode.EXEC_MISMATCH,
+            f"result {mine} != expected {show(j)} (call {i + 1}, {calls[i].name})",
+            details,
+        )
+
+    if given is not None:
+        i, j = next((i, j) for i, j in sorted(given) if not equal[i][j])
+        return mismatch(i, j)
+    taken = {j for j in rows if j is not None}
+    j = next(j for j in range(len(expected)) if j not in taken)
+    same_name = [i for i in range(len(calls)) if calls[i].name == expected[j].name]
+    if same_name:
+        unpaired = [i for i in same_name if rows[i] is None]
+        return mismatch((unpaired or same_name)[0], j)
+    return ExecVerdict(
+        False,
+        ErrorCode.EXEC_MISMATCH,
+        f"no call to {expected[j].name} was made (expected call {j + 1} {exp_text[j]} "
+        f"returns {show(j)})",
+        details,
+    )

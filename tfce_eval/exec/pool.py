@@ -1,0 +1,276 @@
+"""A small pool of worker processes that run dataset functions, with a time limit per request.
+
+One thread in the harness drives the pool: it hands requests to idle workers, waits on their
+pipes and process sentinels with `multiprocessing.connection.wait`, and kills a worker whose
+request outlives its deadline or that stops answering (a fresh one is started when needed).
+Workers start lazily, only when a request needs them, and live until the pool is closed, so
+the start-up cost is paid once per run.
+
+Workers come from the `forkserver` start method where the platform has it (cheap starts, and
+never `fork` of a harness that may hold threads or an event loop), else `spawn`.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import secrets
+import signal
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from multiprocessing.connection import Connection, wait
+from multiprocessing.context import ForkServerContext, SpawnContext
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Any, NoReturn
+
+from tfce_eval.errors import DataError
+from tfce_eval.exec.worker import worker_main
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A worker's answer to one request (or the pool's account of why there is none)."""
+
+    ok: bool
+    value: Any = None
+    error: str | None = None
+    #: False when the outcome depends on the machine rather than the call (time, memory, crash).
+    cacheable: bool = True
+
+
+class _State(Enum):
+    STARTING = "starting"
+    IDLE = "idle"
+    BUSY = "busy"
+
+
+class _Worker:
+    """One worker process and the harness's end of its pipe."""
+
+    def __init__(self, process: BaseProcess, conn: Connection, deadline: float) -> None:
+        self.process = process
+        self.conn = conn
+        self.state = _State.STARTING
+        self.task: int | None = None
+        self.deadline = deadline
+
+
+def _format_seconds(seconds: float) -> str:
+    return f"{seconds:g} s"
+
+
+def _exit_text(code: int | None) -> str:
+    if code is None:
+        return "exit code unknown"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+class WorkerPool:
+    """Runs JSON requests in up to `workers` processes; see the module docstring."""
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        timeout_s: float,
+        memory_mb: int,
+        workers: int,
+        startup_timeout_s: float,
+    ) -> None:
+        self._directory = directory.resolve()
+        self._timeout_s = timeout_s
+        self._memory_mb = memory_mb
+        self._max_workers = workers
+        self._startup_timeout_s = startup_timeout_s
+        # A private package name per pool: nothing else in a worker's sys.modules can clash.
+        self._package = f"_tfce_functions_{secrets.token_hex(8)}"
+        self._workers: list[_Worker] = []
+        self._context: ForkServerContext | SpawnContext | None = None
+        self._broken: str | None = None
+        self._broken_hint: str | None = None
+
+    def close(self) -> None:
+        """Stop every worker (they may be in the middle of a call, so they are killed)."""
+        for worker in list(self._workers):
+            self._kill(worker)
+
+    def request(self, payloads: Sequence[bytes]) -> list[Reply]:
+        """Send each JSON-encoded request to a worker; replies come back in request order.
+
+        Raises DataError when the functions directory cannot be imported at all.
+        """
+        if self._broken is not None:
+            raise DataError(self._broken, path=str(self._directory), hint=self._broken_hint)
+        replies: list[Reply | None] = [None] * len(payloads)
+        pending = deque(range(len(payloads)))
+        try:
+            while pending or any(w.state is _State.BUSY for w in self._workers):
+                self._start_workers(len(pending))
+                self._dispatch(pending, payloads)
+                self._collect(replies)
+        except BaseException:
+            # Interrupted or broken: busy workers are running calls nobody will read.
+            for worker in list(self._workers):
+                if worker.state is not _State.IDLE:
+                    self._kill(worker)
+            raise
+        return [r if r is not None else Reply(ok=False, error="got no reply") for r in replies]
+
+    # -- workers -------------------------------------------------------------------------
+
+    def _get_context(self) -> ForkServerContext | SpawnContext:
+        if self._context is None:
+            if "forkserver" in multiprocessing.get_all_start_methods():
+                self._context = multiprocessing.get_context("forkserver")
+            else:
+                self._context = multiprocessing.get_context("spawn")
+        return self._context
+
+    def _start_workers(self, n_pending: int) -> None:
+        # Idle and still-starting workers will take pending requests; start only the rest.
+        available = sum(1 for w in self._workers if w.state is not _State.BUSY)
+        wanted = min(self._max_workers - len(self._workers), n_pending - available)
+        for _ in range(max(0, wanted)):
+            context = self._get_context()
+            parent_end, child_end = context.Pipe(duplex=True)
+            process = context.Process(
+                target=worker_main,
+                args=(child_end, str(self._directory), self._package, self._memory_mb),
+                name="tfce-exec-worker",
+                daemon=True,
+            )
+            process.start()
+            child_end.close()  # so the worker's death shows as end-of-file on our end
+            deadline = time.monotonic() + self._startup_timeout_s
+            self._workers.append(_Worker(process, parent_end, deadline))
+
+    def _kill(self, worker: _Worker) -> None:
+        if worker in self._workers:
+            self._workers.remove(worker)
+        if worker.process.is_alive():
+            worker.process.kill()
+        worker.process.join(timeout=5.0)
+        worker.conn.close()
+
+    def _fail_start(self, message: str, hint: str | None = None) -> NoReturn:
+        self._broken = message
+        self._broken_hint = hint
+        self.close()
+        raise DataError(message, path=str(self._directory), hint=hint)
+
+    # -- the loop ------------------------------------------------------------------------
+
+    def _dispatch(self, pending: deque[int], payloads: Sequence[bytes]) -> None:
+        for worker in list(self._workers):
+            if not pending:
+                return
+            if worker.state is not _State.IDLE:
+                continue
+            index = pending.popleft()
+            try:
+                worker.conn.send_bytes(payloads[index])
+            except OSError:
+                # It died while idle; the request goes to a fresh worker.
+                pending.appendleft(index)
+                self._kill(worker)
+                continue
+            worker.state = _State.BUSY
+            worker.task = index
+            worker.deadline = time.monotonic() + self._timeout_s
+
+    def _collect(self, replies: list[Reply | None]) -> None:
+        active = [w for w in self._workers if w.state is not _State.IDLE]
+        if not active:
+            return
+        by_handle: dict[Any, _Worker] = {}
+        for worker in active:
+            by_handle[worker.conn] = worker
+            by_handle[worker.process.sentinel] = worker
+        timeout = max(0.0, min(w.deadline for w in active) - time.monotonic())
+        ready = wait(list(by_handle), timeout)
+        woken: list[_Worker] = []
+        for handle in ready:
+            worker = by_handle[handle]
+            if worker not in woken:
+                woken.append(worker)
+        for worker in woken:
+            self._read(worker, replies)
+        now = time.monotonic()
+        for worker in [w for w in self._workers if w.state is not _State.IDLE]:
+            if now < worker.deadline:
+                continue
+            if worker.state is _State.STARTING:
+                self._fail_start(
+                    "importing the functions directory took longer than "
+                    f"{_format_seconds(self._startup_timeout_s)}",
+                )
+            assert worker.task is not None
+            replies[worker.task] = Reply(
+                ok=False,
+                error=f"timed out after {_format_seconds(self._timeout_s)}",
+                cacheable=False,
+            )
+            self._kill(worker)
+
+    def _read(self, worker: _Worker, replies: list[Reply | None]) -> None:
+        message: dict[str, Any] | None = None
+        try:
+            if not worker.conn.poll():
+                if worker.process.is_alive():
+                    return  # nothing to read yet
+                raise EOFError
+            data = worker.conn.recv_bytes()
+        except (EOFError, OSError):
+            worker.process.join(timeout=5.0)
+            self._lost(
+                worker,
+                replies,
+                f"stopped its worker process ({_exit_text(worker.process.exitcode)})",
+            )
+            return
+        try:
+            decoded = json.loads(data)
+            message = decoded if isinstance(decoded, dict) else None
+        except ValueError:
+            message = None
+        if message is None:
+            self._lost(worker, replies, "got an unreadable reply from its worker process")
+            return
+        if worker.state is _State.STARTING:
+            if message.get("ok") is True:
+                worker.state = _State.IDLE
+                return
+            self._fail_start(str(message.get("error", "the worker could not start")))
+        assert worker.task is not None
+        replies[worker.task] = Reply(
+            ok=message.get("ok") is True,
+            value=message.get("value"),
+            error=None if message.get("ok") is True else str(message.get("error", "failed")),
+            cacheable=message.get("cacheable", True) is not False,
+        )
+        worker.state = _State.IDLE
+        worker.task = None
+        if message.get("restart"):
+            self._kill(worker)
+
+    def _lost(self, worker: _Worker, replies: list[Reply | None], error: str) -> None:
+        """The worker is gone or unusable: fail its request (or the start-up) and drop it."""
+        if worker.state is _State.STARTING:
+            self._fail_start(
+                f"a worker process {error.removeprefix('stopped its worker process ')} "
+                "before it had imported the functions directory",
+                hint="a script that uses the exec checker must guard its main code with "
+                "`if __name__ == '__main__':` (worker processes import the main module)",
+            )
+        assert worker.task is not None
+        replies[worker.task] = Reply(ok=False, error=error, cacheable=False)
+        self._kill(worker)

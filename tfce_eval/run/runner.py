@@ -1,0 +1,390 @@
+"""`run`: ask a model every selected item, keep every answer, score, and say what was done.
+
+`run_eval(config)` loads the dataset, selects items (categories, ids, a per-category limit),
+prepares the run directory (new, resumed, or refused when the run's identity changed), asks
+the items not yet answered (session.py), then scores all of them (scoring.py) and completes
+run.json. A run stopped at any moment keeps every finished item; the same call resumes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tfce_eval.dataset.load import Dataset, load_dataset
+from tfce_eval.errors import DataError, RunError, RunInterrupted, UsageError
+from tfce_eval.exec.executor import CheckMode
+from tfce_eval.model import CATEGORY_ORDER, AnswerStyle, Category, ErrorCode, Item, Policy
+from tfce_eval.providers import Mode, Provider, RequestOptions, default_run_name, make_provider
+from tfce_eval.providers.registry import parse_model
+from tfce_eval.run.appender import OutputsAppender
+from tfce_eval.run.metadata import (
+    RunIdentity,
+    build_meta,
+    dropped_from,
+    identity_differences,
+    now_iso,
+    selection_digest,
+)
+from tfce_eval.run.progress import NullProgress, ProgressSink
+from tfce_eval.run.retry import RetryPolicy
+from tfce_eval.run.session import Session, SessionStats, SessionStopped
+from tfce_eval.scoring.rundir import (
+    OUTPUTS,
+    REPORT_HTML,
+    REPORT_MD,
+    RUN_JSON,
+    SCORES,
+    SUMMARY,
+    RunDir,
+    index_outputs,
+    read_json,
+    write_json,
+)
+from tfce_eval.scoring.score import ScoreOptions, ScoreResult, score_outputs
+
+#: Files a run writes; `--force` removes exactly these before starting over.
+RUN_FILES = (OUTPUTS, SCORES, SUMMARY, RUN_JSON, REPORT_MD, REPORT_HTML)
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything a run needs; built by the command line from its options."""
+
+    model: str  # provider/name
+    mode: Mode = Mode.FC
+    data: Path | None = None
+    questions: tuple[Path, ...] = ()
+    answers: tuple[Path, ...] = ()
+    answer_style: AnswerStyle | None = None
+    categories: frozenset[Category] | None = None  # None: all
+    ids: tuple[str, ...] = ()
+    limit: int | None = None  # at most this many items per category
+    out: Path = Path("results")
+    run_name: str | None = None
+    base_url: str | None = None
+    request: RequestOptions = field(default_factory=RequestOptions)
+    concurrency: int = 8
+    timeout_s: float = 60.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    policy: Policy = field(default_factory=Policy)
+    check: CheckMode = CheckMode.BOTH
+    functions_dir: Path | None = None
+    exec_timeout_s: float = 5.0
+    force: bool = False
+    resume_command: str | None = None  # shown when the run is interrupted
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run_dir: Path
+    score: ScoreResult
+    selected: int  # items in the run
+    resumed: int  # of them, answered by an earlier session
+    asked: int  # asked in this session
+    request_errors: int  # items of the run that ended as request_error
+    notes: tuple[str, ...]  # request options not sent or dropped, and why
+
+
+def select_ids(dataset: Dataset, config: RunConfig) -> list[str]:
+    """The run's items in natural order: categories, then --ids, then --limit per category."""
+    ids = dataset.ids(config.categories)
+    if config.ids:
+        unknown = [i for i in config.ids if i not in dataset]
+        if unknown:
+            raise UsageError(
+                f"--ids: not in the dataset: {', '.join(unknown[:5])}"
+                + (" ..." if len(unknown) > 5 else "")
+            )
+        wanted = set(config.ids)
+        ids = [i for i in ids if i in wanted]
+    if config.limit is not None:
+        taken: dict[Category, int] = {}
+        limited: list[str] = []
+        for item_id in ids:
+            cat = dataset.category_of(item_id)
+            if taken.get(cat, 0) < config.limit:
+                taken[cat] = taken.get(cat, 0) + 1
+                limited.append(item_id)
+        ids = limited
+    if not ids:
+        raise UsageError("no items selected: check --category, --ids and --limit")
+    return ids
+
+
+def _load(config: RunConfig) -> Dataset:
+    return load_dataset(
+        config.data,
+        questions=config.questions,
+        answers=config.answers,
+        answer_style=config.answer_style,
+    )
+
+
+def run_directory(config: RunConfig) -> Path:
+    spec, name = parse_model(config.model)
+    return config.out / (config.run_name or default_run_name(spec.name, name, config.mode))
+
+
+def dump_request(config: RunConfig, item_id: str) -> dict[str, Any]:
+    """The exact request `run` would send for one item (key redacted). Sends nothing."""
+    dataset = _load(config)
+    if item_id not in dataset:
+        raise UsageError(f"--dump-request: no item {item_id!r} in the dataset")
+    provider = make_provider(config.model, base_url=config.base_url, timeout_s=config.timeout_s)
+    return {
+        "method": "POST",
+        "url": provider.request_url(),
+        "headers": provider.redacted_headers(),
+        "body": provider.build_request(dataset.get(item_id), config.request, config.mode),
+    }
+
+
+def _categories(dataset: Dataset, ids: list[str]) -> tuple[str, ...]:
+    present = {dataset.category_of(i) for i in ids}
+    return tuple(str(c) for c in CATEGORY_ORDER if c in present)
+
+
+def _identity(
+    dataset: Dataset, provider: Provider, config: RunConfig, ids: list[str]
+) -> RunIdentity:
+    return RunIdentity(
+        dataset_sha256=dataset.sha256,
+        provider=provider.name,
+        model=provider.model,
+        base_url=provider.base_url,
+        mode=str(config.mode),
+        request_options=config.request.to_json(),
+        categories=_categories(dataset, ids),
+        selection_sha256=selection_digest(ids),
+    )
+
+
+def _settings(config: RunConfig) -> dict[str, Any]:
+    return {
+        "policy": config.policy.to_json(),
+        "check": str(config.check),
+        "functions_dir": None if config.functions_dir is None else str(config.functions_dir),
+        "exec_timeout_s": config.exec_timeout_s,
+        "concurrency": config.concurrency,
+        "timeout_s": config.timeout_s,
+        "retry": config.retry.to_json(),
+    }
+
+
+def _prepare(run_dir: RunDir, identity: RunIdentity, config: RunConfig) -> dict[str, Any] | None:
+    """The saved run.json of a run to resume, None for a new run; RunError if it differs."""
+    if config.force:
+        for name in RUN_FILES:
+            (run_dir.path / name).unlink(missing_ok=True)
+        return None
+    if run_dir.run_json.exists():
+        saved = read_json(run_dir.run_json)
+        if not isinstance(saved, dict):
+            raise DataError(
+                "run.json is not a JSON object",
+                path=str(run_dir.run_json),
+                hint="use --force to start the run over",
+            )
+        differences = identity_differences(saved, identity)
+        if differences:
+            raise RunError(
+                f"{run_dir.path} holds a different run, so it cannot be resumed:\n  "
+                + "\n  ".join(differences)
+                + "\n  fix: run with --force to start over there, or choose another "
+                "directory with --run-name or --out"
+            )
+        return saved
+    if run_dir.outputs.exists() and run_dir.outputs.stat().st_size:
+        raise RunError(
+            f"{run_dir.outputs} exists but run.json does not, so it cannot be "
+            "resumed\n  fix: use --force to start over, or another --run-name"
+        )
+    return None
+
+
+def finished_ids(outputs: Path) -> set[str]:
+    """Ids with an answer in outputs.jsonl (request errors are not finished: they are re-asked)."""
+    if not outputs.exists():
+        return set()
+    index = index_outputs(outputs, tolerate_torn_tail=True)
+    return {
+        item_id for item_id, record in index.read_many(index.offsets) if record.get("error") is None
+    }
+
+
+def _notes(meta: Mapping[str, Any]) -> tuple[str, ...]:
+    notes = meta.get("request_notes") or {}
+    return tuple(f"{k} {v}" for k, v in notes.items())
+
+
+def _request_notes(
+    provider: Provider, config: RunConfig, dropped: Mapping[str, str]
+) -> dict[str, str]:
+    notes = dict(provider.fixed_notes(config.request))
+    for param, reason in dropped.items():
+        notes[param] = f"dropped: {reason}"
+    return notes
+
+
+def run_eval(config: RunConfig, *, progress: ProgressSink | None = None) -> RunResult:
+    """Run (or resume) an evaluation and score it. RunError / RunInterrupted when it stops."""
+    dataset = _load(config)
+    ids = select_ids(dataset, config)
+    provider = make_provider(config.model, base_url=config.base_url, timeout_s=config.timeout_s)
+    identity = _identity(dataset, provider, config, ids)
+    run_dir = RunDir(run_directory(config))
+    saved = _prepare(run_dir, identity, config)
+    dropped = dropped_from(saved) if saved else {}
+    meta = saved or build_meta(
+        identity,
+        api=str(parse_model(config.model)[0].api),
+        dataset_path=str(dataset.root)
+        if dataset.root
+        else [str(p) for p in dataset.question_files],
+        selection={"items": len(ids), "limit": config.limit, "ids": list(config.ids) or None},
+        settings=_settings(config),
+        sdk=provider.sdk_versions(),
+        request_notes=_request_notes(provider, config, dropped),
+        dropped_params=dropped,
+        started_at=now_iso(),
+    )
+    if saved:
+        meta.update(_settings(config), sdk=provider.sdk_versions())
+    done = finished_ids(run_dir.outputs) & set(ids)
+    todo = [i for i in ids if i not in done]
+    sink = progress or NullProgress()
+    stats = SessionStats(dropped=dict(dropped))
+    if todo:
+        problem = provider.credentials_problem()
+        if problem:
+            raise RunError(problem)
+        stats = _ask(
+            provider,
+            config,
+            meta,
+            run_dir,
+            dataset.iter_items(ids=todo),
+            dropped,
+            sink,
+            total=len(ids),
+            done=len(done),
+        )
+    meta["dropped_params"] = stats.dropped
+    meta["request_notes"] = _request_notes(provider, config, stats.dropped)
+    try:
+        score = score_outputs(
+            run_dir.outputs,
+            dataset,
+            ScoreOptions(
+                policy=config.policy,
+                check=config.check,
+                categories=config.categories,
+                ids=frozenset(ids),
+                functions_dir=config.functions_dir,
+                exec_timeout_s=config.exec_timeout_s,
+            ),
+            run_dir.path,
+            extra_summary={
+                "run": {
+                    "provider": provider.name,
+                    "model": provider.model,
+                    "mode": str(config.mode),
+                }
+            },
+            # The reports written with the scores describe the run as it ends.
+            run_info={**meta, "status": "finished"},
+        )
+    except KeyboardInterrupt:
+        raise RunInterrupted(_interrupted(run_dir, None, len(ids), config)) from None
+    request_errors = sum(1 for r in score.records if r.error_type is ErrorCode.REQUEST_ERROR)
+    meta["status"] = "finished"
+    meta["finished_at"] = now_iso()
+    meta["counts"] = {
+        "items": len(ids),
+        "answered": len(ids) - request_errors,
+        "request_errors": request_errors,
+    }
+    write_json(run_dir.run_json, meta)
+    return RunResult(
+        run_dir.path, score, len(ids), len(done), stats.asked, request_errors, _notes(meta)
+    )
+
+
+def _ask(
+    provider: Provider,
+    config: RunConfig,
+    meta: dict[str, Any],
+    run_dir: RunDir,
+    items: Iterator[Item],
+    dropped: dict[str, str],
+    progress: ProgressSink,
+    *,
+    total: int,
+    done: int,
+) -> SessionStats:
+    """Send the session's requests; run.json records the session however it ends."""
+    log: dict[str, Any] = {"started_at": now_iso(), "items": total - done}
+    meta.setdefault("sessions", []).append(log)
+    meta["status"] = "running"
+    write_json(run_dir.run_json, meta)
+    appender = OutputsAppender(run_dir.outputs).__enter__()
+    session = Session(
+        provider,
+        config.mode,
+        config.request,
+        concurrency=config.concurrency,
+        retry=config.retry,
+        appender=appender,
+        progress=progress,
+        dropped=dropped,
+    )
+    status = "interrupted"
+    progress.start(total, done)
+    try:
+        asyncio.run(_send_all(session, provider, items))
+        status = "sent"
+    except SessionStopped as stopped:
+        status = "stopped"
+        log["error"] = stopped.error.message
+        raise RunError(
+            stopped.error.render()
+            + f"\n  {done + session.stats.answered} of {total} items are answered and saved in "
+            f"{run_dir.outputs}; after fixing it, run the same command again to resume"
+        ) from None
+    except KeyboardInterrupt:
+        saved = done + session.stats.answered
+        raise RunInterrupted(_interrupted(run_dir, saved, total, config)) from None
+    finally:
+        progress.stop()
+        appender.close()
+        stats = session.stats
+        log.update(
+            ended_at=now_iso(),
+            status=status,
+            asked=stats.asked,
+            answered=stats.answered,
+            request_errors=stats.request_errors,
+        )
+        meta["status"] = status
+        meta["dropped_params"] = stats.dropped
+        meta["request_notes"] = _request_notes(provider, config, stats.dropped)
+        write_json(run_dir.run_json, meta)
+    return session.stats
+
+
+async def _send_all(session: Session, provider: Provider, items: Iterator[Item]) -> None:
+    async with provider:
+        await session.run(items)
+
+
+def _interrupted(run_dir: RunDir, saved: int | None, total: int, config: RunConfig) -> str:
+    command = config.resume_command or "the same command"
+    if saved is None:
+        where = f"interrupted while scoring: every answer is saved in {run_dir.outputs}"
+    else:
+        where = f"interrupted: {saved} of {total} items are answered and saved in {run_dir.outputs}"
+    return f"{where}\n  to resume, run again: {command}"

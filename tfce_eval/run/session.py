@@ -1,0 +1,181 @@
+"""The asynchronous part of a run: ask every item once, at most `concurrency` at a time.
+
+Items are streamed from the dataset to worker tasks; each worker asks its item through the
+retry layer and hands the finished record to the appender. An item that cannot be answered is
+recorded as `request_error` and the run goes on; an error that concerns every item (key,
+model, quota, server setup) stops the session at once, as does a start where the first items
+all fail. A request field the server refuses (temperature, seed, parallel_tool_calls) is
+dropped for the rest of the run, the request is sent again, and the reason is recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tfce_eval.decode.answer import decode_output
+from tfce_eval.model import Item
+from tfce_eval.providers.base import (
+    ErrorKind,
+    Mode,
+    Provider,
+    ProviderError,
+    RequestOptions,
+    Response,
+)
+from tfce_eval.run.appender import OutputsAppender
+from tfce_eval.run.progress import NullProgress, ProgressSink
+from tfce_eval.run.retry import GaveUp, RetryPolicy, with_retries
+from tfce_eval.schema.wire import name_map
+
+#: When this many items have finished and every one failed, the rest will too: stop.
+EARLY_FAILURES = 5
+
+
+class SessionStopped(Exception):
+    """The session stopped before its items were all asked: the error that concerns them all."""
+
+    def __init__(self, error: ProviderError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+@dataclass
+class SessionStats:
+    asked: int = 0
+    answered: int = 0
+    request_errors: int = 0
+    dropped: dict[str, str] = field(default_factory=dict)
+
+
+def answer_record(item: Item, raw: dict[str, Any], response: Response) -> dict[str, Any]:
+    """The outputs.jsonl line of an answered item (SPEC 8)."""
+    decoded = decode_output(raw, name_map=name_map(item.functions))
+    return {
+        "id": item.id,
+        "category": str(item.category),
+        "raw": raw,
+        "calls": None if decoded.calls is None else [c.to_json() for c in decoded.calls],
+        "error": None,
+        "usage": response.usage.to_json(),
+        "latency_s": round(response.latency_s, 4),
+    }
+
+
+def error_record(item: Item, error: ProviderError, attempts: int) -> dict[str, Any]:
+    """The outputs.jsonl line of an item that could not be asked: a request_error."""
+    tries = f" (after {attempts} attempts)" if attempts > 1 else ""
+    return {
+        "id": item.id,
+        "category": str(item.category),
+        "raw": None,
+        "calls": None,
+        "error": error.message + tries,
+        "usage": None,
+        "latency_s": None,
+    }
+
+
+class Session:
+    def __init__(
+        self,
+        provider: Provider,
+        mode: Mode,
+        options: RequestOptions,
+        *,
+        concurrency: int,
+        retry: RetryPolicy,
+        appender: OutputsAppender,
+        progress: ProgressSink | None = None,
+        dropped: dict[str, str] | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.provider = provider
+        self.mode = mode
+        self.requested = options
+        self.concurrency = max(1, concurrency)
+        self.retry = retry
+        self.appender = appender
+        self.progress = progress or NullProgress()
+        self.stats = SessionStats(dropped=dict(dropped or {}))
+        self.rng = rng or random.Random()
+        self._options = options.without(set(self.stats.dropped))
+
+    async def run(self, items: Iterable[Item]) -> SessionStats:
+        """Ask every item; returns the counts, or raises SessionStopped / CancelledError."""
+        work: asyncio.Queue[Item | None] = asyncio.Queue(maxsize=2 * self.concurrency)
+        producer = asyncio.create_task(self._produce(items, work))
+        workers = [asyncio.create_task(self._work(work)) for _ in range(self.concurrency)]
+        tasks = [producer, *workers]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:
+            # Stopped, interrupted or failed: abandon the requests in flight.
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        return self.stats
+
+    async def _produce(self, items: Iterable[Item], work: asyncio.Queue[Item | None]) -> None:
+        for item in items:
+            await work.put(item)
+        for _ in range(self.concurrency):
+            await work.put(None)
+
+    async def _work(self, work: asyncio.Queue[Item | None]) -> None:
+        while (item := await work.get()) is not None:
+            record = await self.ask(item)
+            self.appender.put(record)
+            failed = record["error"] is not None
+            self.stats.request_errors += failed
+            self.stats.answered += not failed
+            self.progress.advance(failed=failed)
+            if failed and not self.stats.answered and self.stats.request_errors >= EARLY_FAILURES:
+                raise SessionStopped(self._early_failure(record["error"]))
+
+    def _early_failure(self, last: str) -> ProviderError:
+        return ProviderError(
+            ErrorKind.FATAL,
+            f"the first {self.stats.request_errors} items all failed; the last: {last}",
+            hint="fix the cause (server running? model loaded? --base-url?) and run the same "
+            "command again: the failed items are asked again",
+        )
+
+    async def ask(self, item: Item) -> dict[str, Any]:
+        """One item's record: its answer, or a request_error. SessionStopped if nothing can be."""
+        self.stats.asked += 1
+        while True:
+            request = self.provider.build_request(item, self._options, self.mode)
+            try:
+                response, raw = await with_retries(
+                    functools.partial(self._attempt, request),
+                    self.provider.classify,
+                    self.retry,
+                    self.rng,
+                )
+            except GaveUp as gave_up:
+                error = gave_up.error
+                if error.kind is ErrorKind.FATAL:
+                    raise SessionStopped(error) from None
+                if error.param is not None and error.param in request:
+                    self._drop(error.param, error.message)
+                    continue
+                return error_record(item, error, gave_up.attempts)
+            return answer_record(item, raw, response)
+
+    async def _attempt(self, request: dict[str, Any]) -> tuple[Response, dict[str, Any]]:
+        response = await self.provider.send(request)
+        # A body without a message is a malformed answer: classified and retried like one.
+        return response, self.provider.to_decoder_input(response.body)
+
+    def _drop(self, param: str, reason: str) -> None:
+        if param in self.stats.dropped:
+            return
+        self.stats.dropped[param] = reason
+        self._options = self.requested.without(set(self.stats.dropped))
+        self.progress.message(f"{param} dropped for this run: the server refused it ({reason})")

@@ -1,0 +1,354 @@
+"""Score a file of model outputs against a dataset: the core of `score`, and of `run` at its end.
+
+Outputs are indexed by id (byte offsets, not contents) and items are streamed from the
+dataset one at a time, so memory stays flat however many items there are. Each answer is
+decoded by the shared decoder, checked by the AST checker and, where the item's functions are
+implemented, by executing the calls (SPEC 6). The records, summary and reports are written
+atomically into the output directory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import ExitStack
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from functools import lru_cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from tfce_eval.check.item import answer_and_truth, check_item
+from tfce_eval.dataset.load import Dataset
+from tfce_eval.decode.answer import decode_output
+from tfce_eval.errors import DataError
+from tfce_eval.exec.executor import (
+    CheckMode,
+    ExecOptions,
+    Executor,
+    ExecVerdict,
+    default_functions_dir,
+)
+from tfce_eval.model import (
+    Category,
+    DecodeResult,
+    ErrorCode,
+    Item,
+    Policy,
+    ScoreRecord,
+    Verdict,
+)
+from tfce_eval.schema.wire import name_map
+from tfce_eval.scoring.rundir import AtomicLines, OutputsIndex, RunDir, index_outputs, write_json
+from tfce_eval.scoring.summary import UsageStats, summarize
+
+
+class MissingMode(StrEnum):
+    """Items of a scored category that the outputs file lacks (SPEC 9)."""
+
+    COUNT = "count"  # wrong, as no_call
+    SKIP = "skip"  # left out of the denominator
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    policy: Policy = field(default_factory=Policy)
+    check: CheckMode = CheckMode.BOTH
+    categories: frozenset[Category] | None = None
+    ids: frozenset[str] | None = None
+    missing: MissingMode = MissingMode.COUNT
+    functions_dir: Path | None = None
+    exec_timeout_s: float = 5.0
+    exec_workers: int = 2
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "check": str(self.check),
+            "policy": self.policy.to_json(),
+            "missing": str(self.missing),
+            "exec_timeout_s": self.exec_timeout_s,
+        }
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """What a score produced. `records` is every item in id order; the details of all but the
+    first failures of each category are left out of memory (scores.jsonl has them all)."""
+
+    records: tuple[ScoreRecord, ...]
+    summary: dict[str, Any]
+    warnings: tuple[str, ...]
+    run_dir: RunDir
+
+
+def _first_ids(ids: list[str], n: int = 5) -> str:
+    shown = ", ".join(ids[:n])
+    return shown + (", ..." if len(ids) > n else "")
+
+
+def _selected_ids(dataset: Dataset, options: ScoreOptions) -> list[str]:
+    ids = dataset.ids(options.categories)
+    if options.ids is not None:
+        ids = [i for i in ids if i in options.ids]
+    return ids
+
+
+def _check_unknown_ids(index: OutputsIndex, dataset: Dataset) -> None:
+    for item_id, (_, line) in index.offsets.items():
+        if item_id not in dataset:
+            raise DataError(
+                "this id is not in the dataset",
+                path=str(index.path),
+                line=line,
+                item_id=item_id,
+                hint="score the file against the dataset it was produced from (--data), "
+                "or remove the line",
+            )
+
+
+def _is_request_error(record: Mapping[str, Any]) -> bool:
+    if not record.get("error"):
+        return False
+    payload_keys = ("raw", "calls", "tool_calls", "content", "result", "text")
+    return all(record.get(k) is None for k in payload_keys)
+
+
+def _open_executor(stack: ExitStack, dataset: Dataset, options: ScoreOptions) -> Executor | None:
+    if options.check is CheckMode.AST:
+        return None
+    functions_dir = options.functions_dir or default_functions_dir(dataset.root)
+    if functions_dir is None or not (functions_dir / "__init__.py").is_file():
+        if options.functions_dir is not None:
+            raise DataError(
+                "no functions package here (it needs an __init__.py)",
+                path=str(options.functions_dir),
+                hint="point --functions at a directory of implementations, or use --check ast",
+            )
+        return None
+    return stack.enter_context(
+        Executor(
+            ExecOptions(
+                functions_dir=functions_dir,
+                timeout_s=options.exec_timeout_s,
+                workers=options.exec_workers,
+            )
+        )
+    )
+
+
+def _combine(
+    item: Item,
+    ast: Verdict,
+    exec_verdict: ExecVerdict | None,
+    mode: CheckMode,
+    decoded: DecodeResult | None,
+) -> ScoreRecord:
+    """The record of one item; `decoded` is the answer checked, None when there was none
+    (no output, a request error); a failing record shows its expected and received calls."""
+    details = dict(ast.details)
+    if decoded is not None and not ast.valid:
+        details = {**answer_and_truth(item, decoded), **details}
+    exec_valid = None if exec_verdict is None else exec_verdict.valid
+    if exec_verdict is not None and exec_verdict.valid is not None:
+        details["exec"] = {
+            "valid": exec_verdict.valid,
+            "error_type": None if exec_verdict.error_type is None else str(exec_verdict.error_type),
+            "error": exec_verdict.error,
+            **dict(exec_verdict.details),
+        }
+    valid, error_type, error = ast.valid, ast.error_type, ast.error
+    if exec_verdict is not None and exec_verdict.valid is not None:
+        if mode is CheckMode.EXEC:
+            valid, error_type, error = (
+                exec_verdict.valid,
+                exec_verdict.error_type,
+                exec_verdict.error,
+            )
+        elif ast.valid and not exec_verdict.valid:
+            valid, error_type, error = False, exec_verdict.error_type, exec_verdict.error
+    return ScoreRecord(item.id, item.category, valid, error_type, error, exec_valid, details)
+
+
+def _exec_check(
+    executor: Executor | None, item: Item, decoded: DecodeResult, ast: Verdict
+) -> ExecVerdict | None:
+    if executor is None or not item.expected:
+        return None
+    if not all(executor.implemented(e.name) for e in item.expected):
+        return None
+    if ast.error_type in (ErrorCode.PARSE_ERROR, ErrorCode.NO_CALL, ErrorCode.REQUEST_ERROR):
+        if ast.error_type is ErrorCode.REQUEST_ERROR:
+            return None
+        return ExecVerdict(False, ast.error_type, ast.error, {})
+    matching = None
+    if ast.valid:
+        matching = [(int(c), int(e)) for c, e in ast.details.get("matching", [])]
+    return executor.check_item(item, decoded.calls or (), matching)
+
+
+#: Failing records per category and kind (model error, request error) whose details stay in
+#: memory for the reports' failure lists; every record's details are in scores.jsonl.
+KEEP_DETAILS = 50
+
+
+class _Keeper:
+    """Keeps in memory what the summary and the reports need of each record, and no more.
+
+    A run of 100,000 items would hold hundreds of MB of details (expected and received
+    calls, problems); records are written to scores.jsonl as they are made, and in memory
+    only the first failures of each category keep their details.
+    """
+
+    def __init__(self) -> None:
+        self.records: list[ScoreRecord] = []
+        self._kept: dict[tuple[Category, bool], int] = {}
+
+    def add(self, record: ScoreRecord) -> None:
+        if not record.valid:
+            key = (record.category, record.error_type is ErrorCode.REQUEST_ERROR)
+            if self._kept.get(key, 0) < KEEP_DETAILS:
+                self._kept[key] = self._kept.get(key, 0) + 1
+                self.records.append(record)
+                return
+        self.records.append(replace(record, details=_slim(record.details)))
+
+
+@lru_cache(maxsize=16)
+def _exec_only(error_type: str | None) -> Mapping[str, Any]:
+    return MappingProxyType({"exec": MappingProxyType({"error_type": error_type})})
+
+
+_NO_DETAILS: Mapping[str, Any] = MappingProxyType({})
+
+
+def _slim(details: Mapping[str, Any]) -> Mapping[str, Any]:
+    """What the summary reads of the details: the exec error code, if any."""
+    exec_details = details.get("exec")
+    if isinstance(exec_details, Mapping) and not exec_details.get("valid"):
+        return _exec_only(exec_details.get("error_type"))
+    return _NO_DETAILS
+
+
+def _score_items(
+    items: Iterator[Item],
+    index: OutputsIndex,
+    options: ScoreOptions,
+    executor: Executor | None,
+    usage: UsageStats,
+    out: AtomicLines,
+    keeper: _Keeper,
+) -> None:
+    with index.reader() as read:
+        for item in items:
+            checked = None
+            if item.id not in index.offsets:
+                ast = Verdict(
+                    False, ErrorCode.NO_CALL, "no output for this item", {"missing": True}
+                )
+                decoded = DecodeResult(calls=())
+            else:
+                record = read(item.id)
+                usage.add(record.get("usage"), record.get("latency_s"))
+                if _is_request_error(record):
+                    ast = Verdict(False, ErrorCode.REQUEST_ERROR, str(record["error"]), {})
+                    decoded = DecodeResult(calls=None, error=str(record["error"]))
+                else:
+                    decoded = decode_output(record, name_map=name_map(item.functions))
+                    ast = check_item(item, decoded, options.policy)
+                    checked = decoded
+            exec_verdict = _exec_check(executor, item, decoded, ast)
+            scored = _combine(item, ast, exec_verdict, options.check, checked)
+            out.write(scored.to_json())
+            keeper.add(scored)
+
+
+def score_outputs(
+    outputs: Path,
+    dataset: Dataset,
+    options: ScoreOptions,
+    out_dir: Path,
+    *,
+    extra_summary: Mapping[str, Any] | None = None,
+    run_info: Mapping[str, Any] | None = None,
+) -> ScoreResult:
+    """Score `outputs` against `dataset` and write scores.jsonl, summary.json and reports.
+
+    `run_info` is the run's run.json when scoring a model run; it names the run in reports.
+    """
+    index = index_outputs(outputs, tolerate_torn_tail=True)
+    _check_unknown_ids(index, dataset)
+    warnings: list[str] = []
+    if index.torn_tail:
+        warnings.append(f"{outputs}: the last line is incomplete and was ignored")
+    selected = _selected_ids(dataset, options)
+    answered_cats = {dataset.category_of(i) for i in selected if i in index.offsets}
+    in_scope = [i for i in selected if dataset.category_of(i) in answered_cats]
+    missing = [i for i in in_scope if i not in index.offsets]
+    if missing and options.missing is MissingMode.SKIP:
+        skipped = set(missing)
+        in_scope = [i for i in in_scope if i not in skipped]
+        warnings.append(
+            f"{len(missing)} items have no output and were left out "
+            f"(--missing skip; first: {_first_ids(missing)})"
+        )
+    elif missing:
+        warnings.append(
+            f"{len(missing)} items have no output and count as wrong (no_call); "
+            f"first: {_first_ids(missing)} (--missing skip leaves them out)"
+        )
+    not_run = sorted({dataset.category_of(i) for i in selected} - answered_cats)
+    if not_run:
+        warnings.append(
+            "no outputs at all for: " + ", ".join(str(c) for c in not_run) + " (shown as N/A)"
+        )
+
+    usage = UsageStats()
+    keeper = _Keeper()
+    run_dir = RunDir(out_dir)
+    # Items stream in natural id order, so scores.jsonl is written sorted as it goes.
+    with ExitStack() as stack:
+        executor = _open_executor(stack, dataset, options)
+        out = stack.enter_context(AtomicLines(run_dir.scores))
+        _score_items(
+            dataset.iter_items(ids=set(in_scope)), index, options, executor, usage, out, keeper
+        )
+    records = keeper.records
+
+    extra: dict[str, Any] = dict(options.to_json())
+    extra["dataset"] = {
+        "path": None if dataset.root is None else str(dataset.root),
+        "sha256": dataset.sha256,
+    }
+    extra["missing"] = {
+        "mode": str(options.missing),
+        "count": len(missing),
+        "first_ids": missing[:5],
+    }
+    if extra_summary:
+        extra.update(extra_summary)
+    cats_in_selection = {dataset.category_of(i) for i in selected}
+    summary = summarize(records, dataset_categories=cats_in_selection, usage=usage, extra=extra)
+    write_json(run_dir.summary, summary)
+    _write_reports(run_dir, summary, records, dataset, run_info)
+    return ScoreResult(tuple(records), summary, tuple(warnings), run_dir)
+
+
+def _write_reports(
+    run_dir: RunDir,
+    summary: dict[str, Any],
+    records: list[ScoreRecord],
+    dataset: Dataset,
+    run_info: Mapping[str, Any] | None,
+) -> None:
+    # Imported here: the report renderers are only needed once the scores are in.
+    from tfce_eval.report import FailureSource, RunView, write_run_reports
+
+    name = (run_info or {}).get("run_name") or run_dir.path.resolve().name
+    view = RunView(
+        str(name),
+        run_dir.path,
+        summary,
+        tuple(records),
+        dict(run_info) if run_info is not None else None,
+    )
+    write_run_reports(run_dir.path, view, failure_source=FailureSource(dataset=dataset))
