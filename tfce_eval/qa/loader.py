@@ -1,0 +1,369 @@
+"""Loading Telco-Retrieve QnA split files (a JSON object per split, or JSON Lines).
+
+A Telco-Retrieve split is one JSON object `{"_corpus", "_description", "_generated",
+"questions": [record, ...]}` or JSON Lines of records. A dataset directory holds one or
+more split files side by side; the split is chosen by file stem (`set_105` also finds
+`3gpp_question_set_105.json`, as the dataset card names its configs). `load_telco` raises a
+`DataError` on the first problem; `validate_qa` reports them all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from tfce_eval.errors import DataError
+from tfce_eval.qa.items import (
+    AnswerType,
+    Problem,
+    QaDataset,
+    QaItem,
+    Severity,
+    normalise_spec,
+    parse_canonical_source,
+)
+from tfce_eval.qa.options import find_label, read_option, squash
+
+_SUFFIXES = (".json", ".jsonl", ".ndjson")
+_TYPE_ALIASES = {
+    "mc": AnswerType.MC,
+    "multiple_choice": AnswerType.MC,
+    "tf": AnswerType.TF,
+    "true_false": AnswerType.TF,
+    "open": AnswerType.OPEN,
+    "oe": AnswerType.OPEN,
+    "open_ended": AnswerType.OPEN,
+}
+_TRUE_FALSE = {"true": "true", "false": "false"}
+
+
+def split_files(path: Path) -> dict[str, Path]:
+    """The split files of a dataset directory (or the one file given), keyed by stem."""
+    if path.is_file():
+        return {path.stem: path}
+    if not path.is_dir():
+        raise DataError(
+            "no such file or directory", path=str(path), hint="give a split file or its directory"
+        )
+    found = {
+        p.stem: p
+        for p in sorted(path.iterdir())
+        if p.is_file() and p.suffix.lower() in _SUFFIXES and not p.name.startswith(".")
+    }
+    if not found:
+        raise DataError(
+            "no split files (*.json, *.jsonl) in this directory",
+            path=str(path),
+            hint="point --data at the directory holding the Telco-Retrieve QnA split files",
+        )
+    return found
+
+
+def choose_split(path: Path, split: str | None) -> tuple[str, Path]:
+    """The (stem, file) `split` names: an exact stem, else the one stem it begins or ends."""
+    files = split_files(path)
+    stems = ", ".join(sorted(files))
+    if split is None:
+        if len(files) == 1:
+            return next(iter(files.items()))
+        raise DataError(
+            f"{len(files)} split files; choose one",
+            path=str(path),
+            hint=f"give --split with one of: {stems}",
+        )
+    if split in files:
+        return split, files[split]
+    near = [s for s in files if s.endswith("_" + split) or s.startswith(split + "_")]
+    if len(near) == 1:
+        return near[0], files[near[0]]
+    raise DataError(
+        f"no split {split!r}" + (" (several stems fit)" if near else ""),
+        path=str(path),
+        hint=f"the splits are: {stems}",
+    )
+
+
+def _read_records(path: Path) -> tuple[list[tuple[int | None, Any]], dict[str, Any], list[Problem]]:
+    """The file's raw records with their line (None in a JSON document), the header fields
+    of a split object, and the problems that kept records from being read."""
+    where = str(path)
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return [], {}, [Problem(where, None, f"not UTF-8 ({exc.reason})", "save it as UTF-8")]
+    except OSError as exc:
+        return [], {}, [Problem(where, None, f"cannot read: {exc.strerror}", "check the path")]
+    if path.suffix.lower() == ".json":
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            if exc.msg != "Extra data":
+                fix = "repair the JSON (an object with a questions list, or JSON Lines)"
+                return [], {}, [Problem(where, exc.lineno, f"not JSON: {exc.msg}", fix)]
+        except RecursionError:
+            return [], {}, [Problem(where, None, "JSON nested too deeply", "repair the file")]
+        else:
+            return _records_of_document(where, doc)
+    return _records_of_lines(where, text)
+
+
+def _records_of_document(where: str, doc: Any) -> tuple[list[Any], dict[str, Any], list[Problem]]:
+    if isinstance(doc, list):
+        return [(None, r) for r in doc], {}, []
+    if isinstance(doc, dict) and isinstance(doc.get("questions"), list):
+        header = {k: v for k, v in doc.items() if k != "questions"}
+        return [(None, r) for r in doc["questions"]], header, []
+    fix = 'write {"questions": [...]} or one record per line (JSON Lines)'
+    return [], {}, [Problem(where, None, "no list of records under 'questions'", fix)]
+
+
+def _records_of_lines(where: str, text: str) -> tuple[list[Any], dict[str, Any], list[Problem]]:
+    records: list[tuple[int | None, Any]] = []
+    problems: list[Problem] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append((number, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            fix = "each line must be one JSON object (a record)"
+            problems.append(Problem(where, number, f"not JSON: {exc.msg}", fix))
+        except RecursionError:
+            problems.append(Problem(where, number, "JSON nested too deeply", "repair the line"))
+    return records, {}, problems
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    return str(value)
+
+
+class _Record:
+    """Builds one item from one raw record, noting each problem on the way."""
+
+    def __init__(self, where: str, line: int | None, index: int, raw: Any) -> None:
+        self.where, self.line, self.index, self.raw = where, line, index, raw
+        self.problems: list[Problem] = []
+        self.item_id: str | None = None
+
+    def problem(self, message: str, hint: str, severity: Severity = Severity.ERROR) -> None:
+        self.problems.append(
+            Problem(self.where, self.line, message, hint, severity, self.index, self.item_id)
+        )
+
+    def build(self) -> QaItem | None:
+        raw = self.raw
+        if not isinstance(raw, dict):
+            self.problem("a record must be a JSON object", "write each question as an object")
+            return None
+        raw_id = raw.get("question_id", raw.get("id"))
+        if isinstance(raw_id, str | int) and not isinstance(raw_id, bool) and str(raw_id):
+            self.item_id = str(raw_id)
+        else:
+            self.problem("no question_id", "give every record a unique question_id")
+        question = raw.get("question")
+        if not isinstance(question, str) or not question.strip():
+            self.problem("no question text", "give the record a non-empty question string")
+        kind = _TYPE_ALIASES.get(_text(raw.get("answer_type")).strip().lower())
+        if kind is None:
+            self.problem(
+                f"answer_type {raw.get('answer_type')!r} is not mc, tf or open",
+                'set answer_type to "mc", "tf" or "open"',
+            )
+        reference = raw.get("reference_answer", raw.get("answer"))
+        if reference is None or (isinstance(reference, str) and not reference.strip()):
+            self.problem("no reference_answer", "give the record its reference_answer")
+        if self.problems or kind is None or not isinstance(question, str):
+            return None
+        options: tuple[tuple[str, str], ...] = ()
+        if kind is AnswerType.MC:
+            options = self._options(raw.get("options"))
+            ref = self._mc_reference(options, reference) if options else None
+        elif kind is AnswerType.TF:
+            ref = self._tf_reference(reference)
+        else:
+            ref = _text(reference).strip()
+        if kind is not AnswerType.MC and raw.get("options"):
+            self.problem(
+                f"{kind} item has options; they are ignored",
+                "drop them or use mc",
+                Severity.WARNING,
+            )
+        if ref is None or self.item_id is None:
+            return None
+        return self._item(raw, kind, question, ref, options)
+
+    def _options(self, raw: Any) -> tuple[tuple[str, str], ...]:
+        if not isinstance(raw, dict) or len(raw) < 2:
+            self.problem(
+                "an mc item needs options: an object of at least two label -> text",
+                'write "options": {"A": "...", "B": "..."}',
+            )
+            return ()
+        options = tuple((str(k).strip(), _text(v).strip()) for k, v in raw.items())
+        if any(not label for label, _ in options):
+            self.problem("an option has an empty label", "give every option a label")
+            return ()
+        if len({label.casefold() for label, _ in options}) < len(options):
+            self.problem("two option labels differ only in case", "make the labels distinct")
+            return ()
+        texts = [squash(t) for _, t in options]
+        if len(set(texts)) < len(texts):
+            self.problem(
+                "two options have the same text", "make every option distinct", Severity.WARNING
+            )
+        return options
+
+    def _mc_reference(self, options: tuple[tuple[str, str], ...], value: Any) -> str | None:
+        text = _text(value)
+        label = find_label(options, text.strip()) or read_option(options, text)
+        if label is None:
+            labels = ", ".join(label for label, _ in options)
+            self.problem(
+                f"reference_answer {text[:60]!r} matches no option",
+                f"give the correct option's label ({labels}) or its exact text",
+            )
+        return label
+
+    def _tf_reference(self, value: Any) -> str | None:
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        ref = _TRUE_FALSE.get(_text(value).strip().lower())
+        if ref is None:
+            self.problem(
+                f"tf reference_answer {value!r} is not true or false",
+                'write "true" or "false" (any case) or a JSON boolean',
+            )
+        return ref
+
+    def _item(
+        self,
+        raw: dict[str, Any],
+        kind: AnswerType,
+        question: str,
+        reference: str,
+        options: tuple[tuple[str, str], ...],
+    ) -> QaItem:
+        assert self.item_id is not None
+        canonical = _text(raw.get("canonical_source")).strip()
+        chunk_id = _text(raw.get("chunk_id")).strip()
+        source = parse_canonical_source(canonical)
+        if not canonical:
+            self.problem(
+                "no canonical_source: no series and no canonical hit",
+                'add e.g. "canonical_source": "TS 38.331 (Rel-17)"',
+                Severity.WARNING,
+            )
+        elif not source.spec:
+            self.problem(
+                f"canonical_source {canonical!r} names no 3GPP spec number",
+                'write it as "TS 38.331 (Rel-17)"',
+                Severity.WARNING,
+            )
+        spec = source.spec or normalise_spec(chunk_id)
+        release = (
+            source.release
+            or parse_canonical_source(
+                "Rel-" + _text(raw.get("release")).removeprefix("Rel-").strip()
+            ).release
+        )
+        keywords = raw.get("keywords")
+        return QaItem(
+            id=self.item_id,
+            question=question,
+            answer_type=kind,
+            reference=reference,
+            options=options,
+            source_text=_text(raw.get("source_text")),
+            canonical_source=canonical,
+            series=spec[:2],
+            spec=spec,
+            release=release,
+            difficulty=_text(raw.get("difficulty")).strip() or "unspecified",
+            chunk_id=chunk_id,
+            keywords=tuple(_text(k) for k in keywords) if isinstance(keywords, list) else (),
+            explanation=_text(raw.get("explanation")),
+            evidence=(chunk_id,) if chunk_id else (),
+        )
+
+
+def _parse(path: Path, split: str | None) -> tuple[QaDataset, list[Problem]]:
+    stem, file = choose_split(path, split)
+    raw_records, header, problems = _read_records(file)
+    items: list[QaItem] = []
+    first_seen: dict[str, int] = {}
+    for index, (line, raw) in enumerate(raw_records, start=1):
+        record = _Record(str(file), line, index, raw)
+        item = record.build()
+        problems.extend(record.problems)
+        if item is None:
+            continue
+        if item.id in first_seen:
+            problems.append(
+                Problem(
+                    str(file),
+                    line,
+                    f"duplicate question_id (first at record {first_seen[item.id]})",
+                    "give every record a unique question_id",
+                    Severity.ERROR,
+                    index,
+                    item.id,
+                )
+            )
+            continue
+        first_seen[item.id] = index
+        items.append(item)
+    if not raw_records and not problems:
+        problems.append(Problem(str(file), None, "no questions", "add records to the file"))
+    digest = hashlib.sha256(file.read_bytes()).hexdigest() if file.is_file() else ""
+    dataset = QaDataset(
+        path=str(file),
+        split=stem,
+        items=tuple(items),
+        sha256=digest,
+        kind="telco",
+        description=_text(header.get("_description")),
+    )
+    return dataset, problems
+
+
+def load_telco(path: str | Path, split: str | None = None) -> QaDataset:
+    """The items of one Telco-Retrieve QnA split; a DataError on the first problem."""
+    dataset, problems = _parse(Path(path), split)
+    for problem in problems:
+        if problem.severity is Severity.ERROR:
+            where = f"record {problem.record}: " if problem.line is None and problem.record else ""
+            raise DataError(
+                where + problem.message,
+                path=problem.path,
+                line=problem.line,
+                item_id=problem.item_id,
+                hint=problem.hint,
+            )
+    warnings = tuple(p.render() for p in problems)
+    return QaDataset(
+        dataset.path,
+        dataset.split,
+        dataset.items,
+        dataset.sha256,
+        dataset.kind,
+        dataset.description,
+        warnings,
+    )
+
+
+def validate_qa(path: str | Path, split: str | None = None) -> list[Problem]:
+    """Every problem of one split file (errors and warnings), in file order.
+
+    A directory or split that cannot be chosen is one problem naming the choices.
+    """
+    try:
+        _, problems = _parse(Path(path), split)
+    except DataError as exc:
+        return [Problem(exc.path or str(path), exc.line, exc.message, exc.hint or "")]
+    return problems
