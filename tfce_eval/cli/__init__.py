@@ -1,18 +1,66 @@
 """The `tfce-eval` command line: a thin layer that parses options, calls one library
 function per command, and renders its result. Only this package prints or exits.
 
+Commands are imported when they are invoked, not before: `tfce-eval --help` lists them from
+the table below without importing any of them (or the libraries they use).
+
 Exit codes: 0 done (whatever the accuracy), 1 bad input or a failed run, 2 usage error,
 130 interrupted (resumable).
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import click
 
 from tfce_eval import __version__
 from tfce_eval.errors import TfceError
+
+#: name -> (module, attribute, one-line help shown by `tfce-eval --help`).
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "run": (
+        "tfce_eval.cli.run",
+        "run_command",
+        "Ask a model every item (fc or qa), then score the answers.",
+    ),
+    "score": (
+        "tfce_eval.cli.score",
+        "score_command",
+        "Score outputs, predictions or a retrieval run made elsewhere.",
+    ),
+    "retrieve": (
+        "tfce_eval.cli.retrieve",
+        "retrieve_command",
+        "Rank a retrieval corpus for each query with BM25; write a run.",
+    ),
+    "report": (
+        "tfce_eval.cli.report",
+        "report_command",
+        "Show one run, compare two (paired tests), or several side by side.",
+    ),
+    "validate": (
+        "tfce_eval.cli.validate",
+        "validate_command",
+        "Check a dataset of any task; errors exit 1, warnings do not.",
+    ),
+    "datasets": (
+        "tfce_eval.cli.datasets",
+        "datasets_command",
+        "List the built-in datasets with their task, size and layout.",
+    ),
+    "doctor": (
+        "tfce_eval.cli.doctor",
+        "doctor_command",
+        "Check that a model server answers in the shapes a run needs.",
+    ),
+    "call": (
+        "tfce_eval.cli.call",
+        "call_command",
+        "Execute one function of the built-in library; print the result.",
+    ),
+}
 
 
 class _Failure(click.ClickException):
@@ -26,7 +74,27 @@ class _Failure(click.ClickException):
         click.echo(f"error: {self.format_message()}", err=True)
 
 
-class _Group(click.Group):
+class _LazyGroup(click.Group):
+    """A group that imports a command's module only when that command runs."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        module, attribute, _ = entry
+        command = getattr(importlib.import_module(module), attribute)
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # The one-line helps come from the table: listing them imports no command.
+        rows = [(name, help_text) for name, (_, _, help_text) in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -34,26 +102,12 @@ class _Group(click.Group):
             raise _Failure(exc) from exc
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=_LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 80},
+)
 @click.version_option(__version__, prog_name="tfce-eval")
 def main() -> None:
-    """Evaluate how well language models call telecom functions (TFCE, BFCL-style data)."""
-
-
-def _register() -> None:
-    from tfce_eval.cli.call import call_command
-    from tfce_eval.cli.doctor import doctor_command
-    from tfce_eval.cli.report import report_command
-    from tfce_eval.cli.run import run_command
-    from tfce_eval.cli.score import score_command
-    from tfce_eval.cli.validate import validate_command
-
-    main.add_command(run_command)
-    main.add_command(score_command)
-    main.add_command(validate_command)
-    main.add_command(call_command)
-    main.add_command(report_command)
-    main.add_command(doctor_command)
-
-
-_register()
+    """Evaluate language models on telecom and RAG datasets: function calling (TFCE,
+    BFCL-style data), question answering (Telco-Retrieve QnA, QASPER) and retrieval
+    (QASPER-RAG, ConditionalQA chunks)."""

@@ -1,0 +1,162 @@
+"""The three kinds of task and where a dataset of each comes from.
+
+A dataset has one task kind, `fc` (function calling), `qa` (question answering) or
+`retrieval`, detected from its files or given with `--task`. Built-in datasets ship inside
+the package and are addressed as `builtin:NAME`; `tfce-eval datasets` lists them. Each kind
+plugs into the shared verbs through four seams: a loader (and its validator), a per-item
+record, a summary, and a report section (a `report.document.Document`). docs/architecture.md
+shows where each lives.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from tfce_eval.dataset.paths import builtin_data_dir
+from tfce_eval.errors import DataError, UsageError
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+BUILTIN_PREFIX = "builtin:"
+
+
+class TaskKind(StrEnum):
+    FC = "fc"
+    QA = "qa"
+    RETRIEVAL = "retrieval"
+
+
+@dataclass(frozen=True, slots=True)
+class Builtin:
+    """A dataset shipped in the package."""
+
+    name: str
+    task: TaskKind
+    layout: str
+    description: str
+    folder: str  # under tfce_eval/builtin/, or "" for the function-calling data
+
+    @property
+    def path(self) -> Path:
+        if not self.folder:
+            return builtin_data_dir()
+        return _PACKAGE / "builtin" / self.folder
+
+
+BUILTINS: tuple[Builtin, ...] = (
+    Builtin("tfce", TaskKind.FC, "BFCL questions/ + answers/", "telecom function calls", ""),
+    Builtin(
+        "telco-qna",
+        TaskKind.QA,
+        "Telco-Retrieve split + chunks",
+        "3GPP questions: mc, tf, open",
+        "telco-qna",
+    ),
+    Builtin(
+        "qasper-rag",
+        TaskKind.RETRIEVAL,
+        "HF/MTEB (QASPER-RAG)",
+        "paper chunks; also qa",
+        "qasper-rag",
+    ),
+    Builtin(
+        "conditionalqa",
+        TaskKind.RETRIEVAL,
+        "chunk spans (ConditionalQA)",
+        "span gold, plain + coref",
+        "conditionalqa",
+    ),
+)
+
+
+def builtin(name: str) -> Builtin:
+    """The built-in dataset called `name`; UsageError naming the choices otherwise."""
+    for entry in BUILTINS:
+        if entry.name == name:
+            return entry
+    names = ", ".join(b.name for b in BUILTINS)
+    raise UsageError(f"no built-in dataset {name!r}; choose from {names} (tfce-eval datasets)")
+
+
+@dataclass(frozen=True, slots=True)
+class DataRef:
+    """A dataset named on the command line: its directory, its task and its built-in name."""
+
+    path: Path | None  # None: the built-in function-calling dataset, as before
+    task: TaskKind
+    builtin: str | None = None
+
+
+def resolve_data(spec: str | Path | None, task: TaskKind | None = None) -> DataRef:
+    """`--data` (a directory, `builtin:NAME`, or nothing) and `--task` to a DataRef.
+
+    Nothing means the built-in function-calling dataset, as it always has.
+    """
+    if spec is None or str(spec) == "":
+        return DataRef(None, task or TaskKind.FC, "tfce")
+    text = str(spec)
+    if text.startswith(BUILTIN_PREFIX):
+        entry = builtin(text[len(BUILTIN_PREFIX) :])
+        if entry.name == "tfce":
+            return DataRef(None, task or TaskKind.FC, "tfce")
+        return DataRef(entry.path, task or entry.task, entry.name)
+    path = Path(text)
+    if not path.exists():
+        raise DataError(
+            "no such dataset directory",
+            path=text,
+            hint="give a dataset directory or builtin:NAME (tfce-eval datasets lists them)",
+        )
+    if not path.is_dir():
+        raise DataError(
+            "is a file, not a dataset directory",
+            path=text,
+            hint="give the directory that holds the dataset's files",
+        )
+    return DataRef(path, task or detect_task(path))
+
+
+def _has_questions_key(path: Path) -> bool:
+    """Whether a .json file is a Telco-Retrieve split (`{"questions": [...]}` at the top)."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return False
+    return head.lstrip().startswith("{") and '"questions"' in head
+
+
+def _jsonl_has(path: Path, keys: tuple[str, ...]) -> bool:
+    try:
+        with path.open("rb") as fh:
+            first = fh.readline(1 << 20)
+        record = json.loads(first)
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(record, dict) and all(k in record for k in keys)
+
+
+def detect_task(path: Path) -> TaskKind:
+    """The task kind of a dataset directory, from its files; DataError when none fits."""
+    if (path / "questions").is_dir() and (
+        (path / "answers").is_dir() or (path / "possible_answer").is_dir()
+    ):
+        return TaskKind.FC
+    from tfce_eval.retrieval import detect_layout
+
+    if detect_layout(path) is not None:
+        return TaskKind.RETRIEVAL
+    for file in sorted(path.iterdir()):
+        if file.suffix == ".json" and _has_questions_key(file):
+            return TaskKind.QA
+        if file.suffix == ".jsonl" and _jsonl_has(file, ("question", "answer_type")):
+            return TaskKind.QA
+    raise DataError(
+        "cannot tell which task this dataset is for",
+        path=str(path),
+        hint="function calling wants questions/ and answers/; retrieval corpus/ queries/ "
+        "qrels/ (or corpus.jsonl, or documents/ queries/); question answering a split "
+        'file {"questions": [...]}. Or say --task fc|qa|retrieval',
+    )
