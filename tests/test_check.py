@@ -359,6 +359,54 @@ def test_any_type_compares_generically() -> None:
     assert check_item(item, bad).error_type is ErrorCode.VALUE_ERROR
 
 
+# -- the one type vocabulary: BFCL's character, map and null ------------------------------
+
+TYPED = {
+    "name": "typed",
+    "description": "d",
+    "parameters": {
+        "type": "dict",
+        "properties": {
+            "sep": {"type": "character"},
+            "table": {"type": "map", "properties": {"n": {"type": "integer"}}},
+            "nothing": {"type": "null"},
+            "holes": {"type": "array", "items": {"type": "null"}},
+        },
+        "required": [],
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("expected", "received", "code"),
+    [
+        ({"sep": ","}, {"sep": 7}, ErrorCode.TYPE_ERROR),
+        ({"sep": ","}, {"sep": ","}, None),
+        ({"table": {"n": 5}}, {"table": {"n": "5"}}, ErrorCode.TYPE_ERROR),
+        ({"table": {"n": 5}}, {"table": [5]}, ErrorCode.TYPE_ERROR),
+        ({"table": {"n": 5}}, {"table": {"n": 5.0, "other": None}}, None),
+        ({"table": {"n": 5}}, {"table": {"n": 6}}, ErrorCode.VALUE_ERROR),
+        ({"holes": [None, None]}, {"holes": [None, 0]}, ErrorCode.TYPE_ERROR),
+        ({"holes": [None]}, {"holes": [None]}, None),
+        ({"holes": [None]}, {"holes": [None], "nothing": 0}, ErrorCode.TYPE_ERROR),
+    ],
+)
+def test_character_map_and_null_are_declared_types(
+    expected: dict[str, Any], received: dict[str, Any], code: ErrorCode | None
+) -> None:
+    from tfce_eval.check.fast import declared, satisfies
+    from tfce_eval.schema.kinds import MatchOptions
+
+    gt = tfce_call("typed", **expected)
+    policy = Policy(optional_params=OptionalParams.ANY)  # "nothing" may be given, well typed
+    verdict = check_item(make_item([TYPED], [gt]), calls(("typed", received)), policy)
+    assert verdict.error_type is code, verdict.error
+    properties, required = declared(gt, doc(TYPED))
+    call = Call("typed", received)
+    fast = satisfies(call, gt, properties, required, policy, MatchOptions(explain=False))
+    assert fast == check_call(call, gt, doc(TYPED), policy).ok
+
+
 PARALLEL_GT = [
     tfce_call("compute_prb_count", bandwidth_mhz=b, scs_khz=s)
     for b, s in [(20, 15), (100, 30), (50, 30)]

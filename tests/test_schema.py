@@ -97,6 +97,9 @@ TRANSLATIONS: list[tuple[str, Any, Any]] = [
     ("unknown type", {"type": "HashSet<Foo>"}, {}),
     ("kept", {"type": "string"}, {"type": "string"}),
     ("char", {"type": "char"}, {"type": "string"}),
+    ("character", {"type": "character"}, {"type": "string"}),
+    ("map", {"type": "map"}, {"type": "object"}),
+    ("null", {"type": "null"}, {"type": "null"}),
     ("long", {"type": "long"}, {"type": "integer"}),
     ("boolean", {"type": "Boolean"}, {"type": "boolean"}),
     ("union", {"type": ["integer", "float"]}, {"type": ["integer", "number"]}),
@@ -211,6 +214,38 @@ def test_translation_is_pure() -> None:
 )
 def test_canonical_kind(type_name: Any, kind: str | None) -> None:
     assert canonical_kind(type_name) == kind
+
+
+#: BFCL's whole list of declared types, with the kind the checker compares them as.
+BFCL_TYPES = {
+    "string": "string",
+    "integer": "integer",
+    "float": "number",
+    "number": "number",
+    "boolean": "boolean",
+    "array": "array",
+    "tuple": "array",
+    "dict": "object",
+    "object": "object",
+    "map": "object",
+    "character": "string",
+    "any": "any",
+    "null": "null",
+}
+
+
+@pytest.mark.parametrize(("type_name", "kind"), BFCL_TYPES.items())
+def test_one_vocabulary_for_checker_and_wire(type_name: str, kind: str) -> None:
+    """The checker's kind and the wire schema's type come from the same reading."""
+    from tfce_eval.schema.kinds import kind_of
+
+    for spelled in (type_name, type_name.upper(), f" {type_name.title()} "):
+        assert kind_of({"type": spelled}).value == kind
+        canonical = canonical_kind(spelled)
+        assert canonical is not None and canonical.kind.value == kind
+    wire = to_wire_schema(doc(properties={"p": {"type": type_name}}))["properties"]["p"]
+    # The kinds are named as JSON Schema names the types; `any` is sent without a type.
+    assert wire.get("type", "any") == kind
 
 
 def test_declared_kinds() -> None:

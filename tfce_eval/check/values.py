@@ -78,6 +78,10 @@ def coerce(value: Any, kind: Kind, *, from_strings: bool) -> Any:
         if is_mapping(value):
             return value
         raise CoercionError(f"{_type_name(value)} where an object is declared")
+    if kind is Kind.NULL:
+        if value is None:
+            return None
+        raise CoercionError(f"{_type_name(value)} where null is declared")
     return value
 
 

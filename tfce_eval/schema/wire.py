@@ -2,11 +2,9 @@
 
 The dataset's docs are kept unchanged for checking; this module derives what is sent.
 
-Types are first reduced to a canonical kind (`canonical_kind`), which the loader and
-`validate` also use: `string` (also `str`, `char`), `integer` (`int`, `byte`, `short`,
-`long`), `float` (`float`, `double`), `number`, `boolean` (`bool`), `array` (`tuple`,
-`list`), `object` (`dict`, `map`, `hashmap`), `null`, and `any`. Names are compared without
-case. Then `float` becomes JSON Schema `number`, and `any` or an unknown type name becomes no
+Types are first read as their canonical name by the one type vocabulary
+(`tfce_eval.schema.kinds`, which the checker, the loader and `validate` also use). Then
+`float` becomes JSON Schema `number`, and `any` or an unknown type name becomes no
 type constraint at all; a union (a list of types) maps each member and is dropped as a whole
 when one member is unconstrained.
 
@@ -34,64 +32,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfce_eval.model import FunctionDoc
+from tfce_eval.schema.equality import is_number
+from tfce_eval.schema.kinds import TypeName
+from tfce_eval.schema.kinds import canonical_kind as canonical_kind
+from tfce_eval.schema.kinds import declared_kinds as declared_kinds
 
 _WIRE_OK = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 _WIRE_BAD = re.compile(r"[^a-zA-Z0-9_-]")
 _MAX_NAME = 64
 
-_KINDS = {
-    "string": "string",
-    "str": "string",
-    "char": "string",
-    "character": "string",
-    "integer": "integer",
-    "int": "integer",
-    "byte": "integer",
-    "short": "integer",
-    "long": "integer",
-    "float": "float",
-    "double": "float",
-    "number": "number",
-    "boolean": "boolean",
-    "bool": "boolean",
-    "array": "array",
-    "tuple": "array",
-    "list": "array",
-    "arraylist": "array",
-    "dict": "object",
-    "object": "object",
-    "map": "object",
-    "hashmap": "object",
-    "null": "null",
-    "any": "any",
-}
-_WIRE_TYPES = {"float": "number", "any": None}
+#: Canonical types that are sent under another name (`float`) or with no type at all (`any`).
+_WIRE_TYPES: dict[TypeName, str | None] = {TypeName.FLOAT: "number", TypeName.ANY: None}
 
 _STRING_KEYS = ("description", "title")
 _NUMBER_KEYS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 _COUNT_KEYS = ("minLength", "maxLength", "minItems", "maxItems")
 _ANY_KEYS = ("const", "default")
-
-
-def canonical_kind(type_name: object) -> str | None:
-    """The canonical kind of one declared type name; None for a name the harness does not know."""
-    return _KINDS.get(type_name.strip().lower()) if isinstance(type_name, str) else None
-
-
-def declared_kinds(schema: object) -> frozenset[str] | None:
-    """The kinds a parameter schema's `type` allows; None when it does not constrain the type.
-
-    `any`, a missing type and an unknown type name leave it unconstrained; so does a union
-    with such a member.
-    """
-    if not isinstance(schema, Mapping):
-        return None
-    declared = schema.get("type")
-    names = declared if isinstance(declared, list) else [declared]
-    kinds = {canonical_kind(name) for name in names}
-    if not kinds or None in kinds or "any" in kinds:
-        return None
-    return frozenset(k for k in kinds if k is not None)
 
 
 def _wire_type(declared: object) -> str | list[str] | None:
@@ -102,14 +58,10 @@ def _wire_type(declared: object) -> str | list[str] | None:
     mapped: list[str] = []
     for name in names:
         kind = canonical_kind(name)
-        wire = _WIRE_TYPES.get(kind, kind) if kind is not None else None
+        wire = _WIRE_TYPES.get(kind, str(kind)) if kind is not None else None
         if wire is not None and wire not in mapped:
             mapped.append(wire)
     return mapped[0] if len(mapped) == 1 else mapped
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _pattern_ok(value: object) -> bool:
@@ -134,7 +86,7 @@ def _translate(schema: object) -> dict[str, Any]:
         if isinstance(schema.get(key), str):
             out[key] = schema[key]
     for key in _NUMBER_KEYS:
-        if _is_number(schema.get(key)):
+        if is_number(schema.get(key)):
             out[key] = schema[key]
     for key in _COUNT_KEYS:
         value = schema.get(key)
