@@ -54,6 +54,11 @@ class RunError(TfceError):
     """A model run cannot go on (authentication, unknown model, changed options on resume)."""
 
 
+class HarnessError(TfceError):
+    """A failure of tfce-eval itself (a bug, or a worker process that died), never of the
+    model: it stops the command instead of being counted against the model's answer."""
+
+
 class RunInterrupted(TfceError):
     """The user stopped a run; every finished item is saved and the run can be resumed."""
 

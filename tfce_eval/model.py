@@ -6,6 +6,7 @@ decoder, the checker, the executor, the runner and the report. Nothing here does
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -171,6 +172,41 @@ class Call:
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "arguments": dict(self.arguments)}
+
+
+def _show_value(value: Any, limit: int | None) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        # Not JSON (a set, a cycle) or an integer too long to print: a bounded stand-in.
+        if isinstance(value, int):
+            text = f"<an integer of about {int(value.bit_length() * 0.30103) + 1} digits>"
+        else:
+            try:
+                text = repr(value)
+            except Exception:  # a hostile __repr__ must not break a message
+                text = f"<{type(value).__name__}>"
+    return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
+
+
+def render_call(
+    name: str,
+    arguments: Mapping[str, Any],
+    limit: int | None = 120,
+    *,
+    value_limit: int | None = 40,
+) -> str:
+    """A call as text for messages and reports: `f(a=1, b="x")`, values as JSON.
+
+    Each value is cut to `value_limit` characters and the whole to `limit` (None: uncut).
+    Never raises, whatever the values are (huge integers, sets, lone surrogates: those are
+    escaped as `\\ud83d`, so the text can always be written as UTF-8).
+    """
+    parts = ", ".join(f"{k}={_show_value(v, value_limit)}" for k, v in arguments.items())
+    text = f"{name}({parts})"
+    if not text.isascii():
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if limit is None or len(text) <= limit else text[: limit - 2] + "…)"
 
 
 @dataclass(frozen=True, slots=True)
