@@ -6,6 +6,7 @@ the SDKs raise for a 429, a dropped connection or a malformed body is what is cl
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import io
 import json
@@ -450,3 +451,58 @@ def test_the_terminal_progress_bar_shows_done_failed_and_rate():
     assert "resuming: 1/4" in text and "temperature dropped" in text
     assert "2/4" in text and "1 failed" in text and "items/s" in text
     assert isinstance(make_progress(io.StringIO()), PlainProgress)
+
+
+# --- the package's shape ------------------------------------------------------------------
+
+PACKAGE = Path(__file__).resolve().parents[1] / "tfce_eval"
+
+
+def _imports(path: Path) -> list[tuple[str, bool]]:
+    """(imported tfce_eval module, made inside a function) for each import in `path`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: list[tuple[str, bool]] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            return  # imports for the type checker only
+        if isinstance(node, ast.Import):
+            found.extend((a.name, in_function) for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.module, in_function))
+            found.extend((f"{node.module}.{a.name}", in_function) for a in node.names)
+        inner = in_function or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        for child in ast.iter_child_nodes(node):
+            visit(child, inner)
+
+    visit(tree, False)
+    return [(name, fn) for name, fn in found if name.startswith("tfce_eval.")]
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@pytest.mark.parametrize("package", ["providers", "run"])
+def test_providers_and_run_import_without_cycles_or_function_level_imports(package):
+    modules = {_module_name(p): p for p in sorted((PACKAGE / package).glob("*.py"))}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        imports = _imports(path)
+        inside = [m for m, fn in imports if fn]
+        assert not inside, f"{name} imports {inside} inside a function"
+        graph[name] = {m for m, _ in imports if m in modules and m != name}
+
+    def cycle_from(start: str, node: str, seen: tuple[str, ...]) -> tuple[str, ...] | None:
+        for nxt in sorted(graph[node]):
+            if nxt == start:
+                return (*seen, nxt)
+            if nxt not in seen:
+                found = cycle_from(start, nxt, (*seen, nxt))
+                if found:
+                    return found
+        return None
+
+    for name in graph:
+        assert cycle_from(name, name, (name,)) is None, " -> ".join(cycle_from(name, name, (name,)))

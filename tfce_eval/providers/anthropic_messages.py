@@ -74,6 +74,8 @@ class AnthropicMessagesProvider(SdkProvider):
 
     def _sdk_client(self) -> Any:
         if self._client is None:
+            # The SDK is imported on the first request only: it is slow to import, and a
+            # provider is also made for --dump-request and for commands that send nothing.
             import anthropic
 
             self._client = anthropic.AsyncAnthropic(

@@ -20,14 +20,8 @@ from tfce_eval.dataset.load import Dataset, load_dataset
 from tfce_eval.decode.answer import decode_output
 from tfce_eval.errors import UsageError
 from tfce_eval.model import Category, Item
-from tfce_eval.providers import (
-    ErrorKind,
-    Mode,
-    Provider,
-    ProviderError,
-    RequestOptions,
-    make_provider,
-)
+from tfce_eval.providers.base import ErrorKind, Mode, Provider, ProviderError, RequestOptions
+from tfce_eval.providers.registry import make_provider
 from tfce_eval.schema.wire import name_map
 
 

@@ -77,6 +77,8 @@ class OpenAIChatProvider(SdkProvider):
 
     def _sdk_client(self) -> Any:
         if self._client is None:
+            # The SDK is imported on the first request only: it is slow to import, and a
+            # provider is also made for --dump-request and for commands that send nothing.
             import openai
 
             self._client = openai.AsyncOpenAI(

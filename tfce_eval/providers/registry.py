@@ -10,27 +10,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from enum import StrEnum
 
 from tfce_eval.errors import UsageError
+from tfce_eval.providers.anthropic_messages import AnthropicMessagesProvider
 from tfce_eval.providers.base import Mode, Provider
-
-
-class Api(StrEnum):
-    OPENAI_CHAT = "openai-chat-completions"
-    ANTHROPIC_MESSAGES = "anthropic-messages"
-
-
-@dataclass(frozen=True)
-class ProviderSpec:
-    name: str
-    api: Api
-    default_base_url: str
-    key_env: str
-    base_url_env: str | None = None  # the SDK's own variable for the URL, honoured when set
-    local: bool = False  # a server on the user's machine: no key needed
-
+from tfce_eval.providers.openai_chat import OpenAIChatProvider
+from tfce_eval.providers.spec import Api, ProviderSpec
 
 PROVIDERS: Mapping[str, ProviderSpec] = {
     spec.name: spec
@@ -66,9 +51,6 @@ PROVIDERS: Mapping[str, ProviderSpec] = {
         ),
     )
 }
-
-#: Sent to local servers when no key is set: the SDK insists on one, the server ignores it.
-PLACEHOLDER_KEY = "not-needed"
 
 
 def parse_model(model: str) -> tuple[ProviderSpec, str]:
@@ -110,14 +92,10 @@ def make_provider(
     url = resolve_base_url(spec, base_url, environ)
     key = environ.get(spec.key_env) or None
     if spec.api is Api.ANTHROPIC_MESSAGES:
-        from tfce_eval.providers.anthropic_messages import AnthropicMessagesProvider
-
         key = key or environ.get("ANTHROPIC_AUTH_TOKEN") or None
         return AnthropicMessagesProvider(
             spec, name, url, key, explicit_url=bool(base_url), timeout_s=timeout_s
         )
-    from tfce_eval.providers.openai_chat import OpenAIChatProvider
-
     return OpenAIChatProvider(
         spec, name, url, key, explicit_url=bool(base_url), timeout_s=timeout_s
     )

@@ -26,7 +26,7 @@ from tfce_eval.providers.base import (
     Usage,
     classify_status,
 )
-from tfce_eval.providers.registry import PLACEHOLDER_KEY, ProviderSpec
+from tfce_eval.providers.spec import PLACEHOLDER_KEY, ProviderSpec
 
 
 def _count(value: object) -> int | None:
@@ -106,6 +106,8 @@ class SdkProvider(Provider):
         return self.base_url + self.endpoint
 
     async def send(self, request: Mapping[str, Any]) -> Response:
+        # Imported here, not at the top: the HTTP client is heavy, and commands that send
+        # nothing (--help, score, report) should not pay for it.
         import httpx2
 
         client = self._sdk_client()
