@@ -11,7 +11,8 @@ from anthropic.types import Message
 from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
 
-from tfce_eval.decode.answer import DecodeLimits, decode_output
+from tfce_eval.decode.answer import decode_output
+from tfce_eval.decode.limits import DecodeLimits
 from tfce_eval.model import Call, DecodeResult
 
 PATH_LOSS = {"frequency": 28, "distance": 200, "environment": "Urban"}
@@ -652,6 +653,35 @@ def test_huge_python_int() -> None:
     assert "digits" in _error(
         decode_output('[{"name": "f", "arguments": {"a": 1' + "0" * 1000 + "}}]")
     )
+
+
+def test_decode_modules_import_each_other_without_a_cycle() -> None:
+    """No cycle among decode's modules, type-only imports included."""
+    import ast
+
+    import tfce_eval.decode
+
+    package = Path(tfce_eval.decode.__file__).parent
+    graph: dict[str, set[str]] = {}
+    for source in package.glob("*.py"):
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                if node.module == "tfce_eval.decode":
+                    targets.update(alias.name for alias in node.names)
+                elif node.module.startswith("tfce_eval.decode."):
+                    targets.add(node.module.rsplit(".", 1)[1])
+        graph[source.stem] = targets - {source.stem}
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        for nxt in graph.get(start, ()):
+            if nxt == goal or (nxt not in seen and reaches(nxt, goal, seen | {nxt})):
+                return True
+        return False
+
+    assert {"answer", "text", "limits"} <= set(graph)
+    cycles = [m for m in graph if reaches(m, m, set())]
+    assert cycles == [], f"import cycles through {cycles}"
 
 
 # --- the public conformance outputs ----------------------------------------------------------

@@ -62,12 +62,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, cast
 
+from tfce_eval.decode.limits import DecodeError, DecodeLimits, too_many
 from tfce_eval.decode.pyliteral import MAX_INT_DIGITS, int_fits
-from tfce_eval.decode.text import DecodeError, TextDecoder, load_json, too_many
+from tfce_eval.decode.text import TextDecoder, load_json
 from tfce_eval.model import Call, DecodeResult
+
+__all__ = ["DecodeError", "DecodeLimits", "decode_output"]
 
 _RECORD_KEYS: tuple[tuple[str, tuple[type, ...]], ...] = (
     ("raw", (object,)),
@@ -82,25 +84,17 @@ _RECORD_KEYS: tuple[tuple[str, tuple[type, ...]], ...] = (
     ("output", (list, tuple, str)),
     ("response", (str, Mapping, list, tuple)),
 )
+DEFAULT_LIMITS = DecodeLimits()
 _ARGUMENT_KEYS = ("arguments", "parameters", "input", "args")
 _TEXT_TYPES = frozenset({"text", "output_text"})
 _CALL_TYPES = frozenset({"tool_use", "function_call"})
-
-
-@dataclass(frozen=True)
-class DecodeLimits:
-    """Bounds that keep decoding fast and safe on hostile or broken answers."""
-
-    max_chars: int = 2_000_000
-    max_depth: int = 64
-    max_calls: int = 256
 
 
 def decode_output(
     value: object,
     *,
     name_map: Mapping[str, str] | None = None,
-    limits: DecodeLimits = DecodeLimits(),
+    limits: DecodeLimits = DEFAULT_LIMITS,
 ) -> DecodeResult:
     """Decode one model answer into calls; never raises.
 

@@ -9,21 +9,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tfce_eval.decode import textparts
 from tfce_eval.decode.brackets import check_depth
+from tfce_eval.decode.limits import DecodeError, DecodeLimits, check_size, too_many
 from tfce_eval.decode.pyliteral import MAX_INT_DIGITS, LiteralError, parse_calls, parse_literal
 from tfce_eval.model import Call
 
-if TYPE_CHECKING:
-    from tfce_eval.decode.answer import DecodeLimits
-
 _CALL_LIST_KEYS = ("tool_calls", "calls", "function_calls")
-
-
-class DecodeError(Exception):
-    """A parse_error; its text is the message the user sees."""
 
 
 class NotACall(DecodeError):
@@ -39,10 +33,6 @@ class _JsonSyntaxError(DecodeError):
     """Text that is not JSON (as opposed to JSON refused for its size or depth)."""
 
 
-def too_many(limits: DecodeLimits) -> str:
-    return f"more than {limits.max_calls} calls in one answer"
-
-
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows")
 
@@ -51,11 +41,6 @@ def _bounded_int(digits: str) -> int:
     if len(digits.lstrip("-")) > MAX_INT_DIGITS:
         raise ValueError(f"integer with more than {MAX_INT_DIGITS} digits")
     return int(digits)
-
-
-def check_size(text: str, what: str, limits: DecodeLimits) -> None:
-    if len(text) > limits.max_chars:
-        raise DecodeError(f"{what} too large: {len(text)} characters, limit {limits.max_chars}")
 
 
 def load_json(text: str, where: str, limits: DecodeLimits) -> Any:
