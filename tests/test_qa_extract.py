@@ -1,0 +1,332 @@
+"""Answer extraction (Q3) on responses written the way models write, and the requests."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+from tfce_eval.qa import (
+    MAX_TEXT,
+    AnswerType,
+    QaItem,
+    answer_tool,
+    clean_response,
+    extract_answer,
+    fc_message,
+    prompt_text,
+    read_answer,
+)
+
+MC = QaItem(
+    id="m",
+    question="Which network function handles registration management in the 5GC?",
+    answer_type=AnswerType.MC,
+    reference="B",
+    options=(
+        ("A", "Session Management Function (SMF)"),
+        ("B", "Access and Mobility Management Function (AMF)"),
+        ("C", "User Plane Function (UPF)"),
+        ("D", "Policy Control Function (PCF)"),
+        ("E", "Network Repository Function (NRF)"),
+    ),
+)
+MC_NUM = QaItem(
+    id="n",
+    question="Which subcarrier spacing does numerology 1 use?",
+    answer_type=AnswerType.MC,
+    reference="2",
+    options=(("1", "15 kHz"), ("2", "30 kHz"), ("3", "60 kHz"), ("4", "120 kHz")),
+)
+MC_LOWER = QaItem(
+    id="l",
+    question="Which RRC state keeps the UE context in the RAN?",
+    answer_type=AnswerType.MC,
+    reference="c",
+    options=(
+        ("a", "RRC_IDLE"),
+        ("b", "RRC_CONNECTED only"),
+        ("c", "RRC_INACTIVE"),
+        ("d", "EMM-DEREGISTERED"),
+        ("e", "None of them"),
+    ),
+)
+TF = QaItem(id="t", question="The AMF terminates NAS.", answer_type=AnswerType.TF, reference="true")
+OPEN = QaItem(
+    id="o",
+    question="What does PDCP stand for?",
+    answer_type=AnswerType.OPEN,
+    reference="Packet Data Convergence Protocol",
+)
+
+MC_CASES = [
+    ("ANSWER: B", "B"),
+    ("The AMF handles registration.\n\nANSWER: B", "B"),
+    ("answer: b", "B"),
+    ("Answer : (B)", "B"),
+    ("ANSWER: B.", "B"),
+    ("ANSWER: B)", "B"),
+    ("ANSWER: [B]", "B"),
+    ("**Answer:** B", "B"),
+    ("**ANSWER: B**", "B"),
+    ("ANSWER: **B**", "B"),
+    ("Final Answer: $\\boxed{B}$", "B"),
+    ("ANSWER: \\boxed{\\text{B}}", "B"),
+    ("ANSWER: `B`", "B"),
+    ("ANSWER: _B_", "B"),
+    ("ANSWER: Option B", "B"),
+    ("ANSWER: The correct answer is (B).", "B"),
+    ("ANSWER: B) Access and Mobility Management Function (AMF)", "B"),
+    ("ANSWER: B. Access and Mobility Management Function (AMF)", "B"),
+    ("ANSWER: Access and Mobility Management Function (AMF)", "B"),
+    ("ANSWER:\nB", "B"),
+    ("ANSWER: A\nOn reflection that is wrong.\nANSWER: B", "B"),
+    (
+        "<think>The SMF manages sessions, so not A. Registration is the AMF. ANSWER: A?"
+        "</think>\nThe AMF (option B).\nANSWER: B",
+        "B",
+    ),
+    ("Let me reason.\nRegistration belongs to the AMF.\n</think>\n\nANSWER: B", "B"),
+    (
+        "Step 1: registration management is an AMF function (TS 23.501 6.2.1).\n"
+        "Step 2: the SMF, UPF, PCF and NRF do not do it.\n\n**Final answer: B**",
+        "B",
+    ),
+    ("B", "B"),
+    ("(B)", "B"),
+    ("The function that handles it:\n\nB.\n", "B"),
+    ("Access and Mobility Management Function (AMF)", "B"),
+    ("I am confident.\nAccess and Mobility Management Function (AMF).", "B"),
+    ("ANSWER: B (AMF), because registration is an AMF task, not C", "B"),
+]
+
+MC_ERRORS = [
+    ("ANSWER: not B", "no option label"),
+    ("ANSWER: B or C", "two answers: B and C"),
+    ("ANSWER: B, D", "two answers: B and D"),
+    ("ANSWER: (B) and (E)", "two answers: B and E"),
+    ("ANSWER: F", "no option label"),
+    ("ANSWER: <label>", "no option label"),
+    ("ANSWER:", "no option label"),
+    ("B\n\nor maybe\n\nC", "lines name different labels: B, C"),
+    ("A registration is handled by the AMF, B is right.", "no ANSWER: line"),
+    ("The AMF does it.", "no ANSWER: line"),
+    ("Both AMF and SMF are involved. Before answering: Bear in mind...", "no ANSWER: line"),
+    ("<think>It is B. ANSWER: B", "no ANSWER: line"),
+    ("", "no ANSWER: line"),
+    ("Session Management Function (SMF)\nUser Plane Function (UPF)", "different options"),
+]
+
+
+@pytest.mark.parametrize(("response", "label"), MC_CASES)
+def test_mc_extraction(response: str, label: str) -> None:
+    assert extract_answer(MC, response).answer == label
+
+
+@pytest.mark.parametrize(("response", "why"), MC_ERRORS)
+def test_mc_parse_errors(response: str, why: str) -> None:
+    got = extract_answer(MC, response)
+    assert got.answer is None
+    assert got.error is not None and why in got.error
+
+
+@pytest.mark.parametrize(
+    ("response", "label"),
+    [
+        ("Numerology 1 means 2^1 x 15 kHz = 30 kHz.\nANSWER: 2", "2"),
+        ("ANSWER: (2)", "2"),
+        ("ANSWER: 2) 30 kHz", "2"),
+        ("ANSWER: 30 kHz", "2"),
+        ("30 kHz", "2"),
+        ("2", "2"),
+        ("ANSWER: 2.", "2"),
+    ],
+)
+def test_numeric_labels(response: str, label: str) -> None:
+    assert extract_answer(MC_NUM, response).answer == label
+
+
+def test_numeric_labels_errors() -> None:
+    assert extract_answer(MC_NUM, "ANSWER: 5").answer is None
+    assert extract_answer(MC_NUM, "ANSWER: 2 or 3").error == "two answers: 2 and 3"
+    # A bare number inside reasoning is never read as a label.
+    assert extract_answer(MC_NUM, "Numerology 1 doubles 15 kHz to 30.").answer is None
+
+
+@pytest.mark.parametrize(
+    ("response", "label"),
+    [("ANSWER: c", "c"), ("ANSWER: C", "c"), ("ANSWER: (c) RRC_INACTIVE", "c"), ("c)", "c")],
+)
+def test_lower_case_labels(response: str, label: str) -> None:
+    assert extract_answer(MC_LOWER, response).answer == label
+
+
+TF_CASES = [
+    ("ANSWER: True", "true"),
+    ("ANSWER: true", "true"),
+    ("ANSWER: FALSE", "false"),
+    ("Answer: Yes", "true"),
+    ("ANSWER: No.", "false"),
+    ("ANSWER: Correct", "true"),
+    ("ANSWER: Incorrect", "false"),
+    ("**ANSWER: False**", "false"),
+    ("ANSWER: $\\boxed{\\text{True}}$", "true"),
+    ("ANSWER: The statement is false.", "false"),
+    ("ANSWER: It is true", "true"),
+    ("ANSWER: False, the AMF is not the SMF", "false"),
+    ("ANSWER: True (no exception applies)", "true"),
+    ("ANSWER: True\n\nExplanation: a false belief is common.", "true"),
+    ("<think>Maybe false? No, NAS ends in the AMF.</think>\nANSWER: True", "true"),
+    ("ANSWER: False\nWait.\nANSWER: True", "true"),
+    ("The statement is true.", "true"),
+    ("True. TS 23.501 lists NAS termination among the AMF's functions.", "true"),
+    ("**False** - the SMF does not terminate NAS.", "false"),
+    ("This is not correct; the statement is false.", "false"),
+    ("No. The SMF terminates session management only.", "false"),
+    ("Yes, it is.", "true"),
+    ("The correct answer is False.", "false"),
+    ("There is no exception in Rel-17, so the statement is true.", "true"),
+    ("The statement isn't false: it is true.", "true"),
+    ("The statement isn’t false; it is true.", "true"),
+]
+
+TF_ERRORS = [
+    ("ANSWER: True|False", "both true and false after ANSWER:"),
+    ("ANSWER: not true", "no true/false after ANSWER:"),
+    ("ANSWER: maybe", "no true/false after ANSWER:"),
+    ("ANSWER: I cannot tell", "no true/false after ANSWER:"),
+    ("It depends; partly true and partly false.", "both true and false in the response"),
+    ("The AMF terminates NAS signalling from the UE.", "no true/false in the response"),
+    ("It is not true.", "no true/false in the response"),
+    ("The node is known.", "no true/false in the response"),
+    ("", "no true/false in the response"),
+]
+
+
+@pytest.mark.parametrize(("response", "verdict"), TF_CASES)
+def test_tf_extraction(response: str, verdict: str) -> None:
+    assert extract_answer(TF, response).answer == verdict
+
+
+@pytest.mark.parametrize(("response", "why"), TF_ERRORS)
+def test_tf_parse_errors(response: str, why: str) -> None:
+    got = extract_answer(TF, response)
+    assert (got.answer, got.error) == (None, why)
+
+
+@pytest.mark.parametrize(
+    ("response", "answer"),
+    [
+        ("ANSWER: Packet Data Convergence Protocol", "Packet Data Convergence Protocol"),
+        (
+            "PDCP is a layer 2 protocol.\nANSWER: **Packet Data Convergence Protocol**",
+            "Packet Data Convergence Protocol",
+        ),
+        ("Packet Data Convergence Protocol.", "Packet Data Convergence Protocol."),
+        (
+            "<think>hmm</think>\n  Packet Data Convergence Protocol  ",
+            "Packet Data Convergence Protocol",
+        ),
+        ("ANSWER: first\nANSWER: second\nline two", "second\nline two"),
+        ("snake_case_name stays", "snake_case_name stays"),
+    ],
+)
+def test_open_extraction(response: str, answer: str) -> None:
+    assert extract_answer(OPEN, response).answer == answer
+
+
+def test_open_parse_errors() -> None:
+    assert extract_answer(OPEN, "ANSWER:   ").error == "nothing after ANSWER:"
+    assert extract_answer(OPEN, "<think>long reasoning</think>").error == "empty response"
+    assert extract_answer(OPEN, "<think>cut off before the answer").error == "empty response"
+
+
+def test_clean_response() -> None:
+    assert clean_response("<THINK>x</THINK>y") == "\ny"
+    assert clean_response("a<thinking>x</thinking>b") == "a\nb"
+    assert clean_response("$\\boxed{D}$") == "D"
+    assert clean_response("__bold__ and *it* and ***both***") == "bold and it and both"
+    assert clean_response("x" * (MAX_TEXT + 10) + "END").endswith("END")
+    assert len(clean_response("x" * (MAX_TEXT + 10))) == MAX_TEXT
+
+
+def test_huge_response_reads_its_end_quickly() -> None:
+    text = "reasoning " * 2_000_000 + "\nANSWER: B"
+    assert extract_answer(MC, text).answer == "B"
+    assert extract_answer(MC, "(" * 500_000).answer is None
+
+
+@pytest.mark.parametrize(
+    ("item", "value", "answer"),
+    [
+        (MC, "B", "B"),
+        (MC, "b", "B"),
+        (MC, "(B)", "B"),
+        (MC, "Access and Mobility Management Function (AMF)", "B"),
+        (MC_NUM, 2, "2"),
+        (TF, True, "true"),
+        (TF, False, "false"),
+        (TF, "FALSE", "false"),
+        (TF, "yes", "true"),
+        (OPEN, "  PDCP  ", "PDCP"),
+    ],
+)
+def test_read_answer(item: QaItem, value: object, answer: str) -> None:
+    assert read_answer(item, value).answer == answer
+
+
+def test_read_answer_errors() -> None:
+    assert read_answer(MC, "Z").answer is None
+    assert read_answer(MC, "B or C").error == "two answers: B and C"
+    assert read_answer(MC, None).error == "answer is NoneType, not text"
+    assert read_answer(TF, "perhaps").answer is None
+    assert read_answer(OPEN, "").error == "empty answer"
+    assert read_answer(OPEN, ["x"]).error == "answer is list, not text"
+
+
+def test_answer_tool_shapes() -> None:
+    tool = answer_tool(MC)
+    assert tool["name"] == "answer"
+    assert tool["parameters"]["type"] == "dict"
+    assert tool["parameters"]["required"] == ["answer"]
+    assert tool["parameters"]["properties"]["answer"]["enum"] == ["A", "B", "C", "D", "E"]
+    assert answer_tool(MC_NUM)["parameters"]["properties"]["answer"]["enum"] == ["1", "2", "3", "4"]
+    assert answer_tool(TF)["parameters"]["properties"]["answer"]["enum"] == ["true", "false"]
+    free = answer_tool(OPEN)["parameters"]["properties"]["answer"]
+    assert free["type"] == "string" and "enum" not in free
+    # The parameters are a JSON Schema once "dict" reads "object" (as the providers send it).
+    schema = json.loads(json.dumps(tool["parameters"]).replace('"dict"', '"object"'))
+    jsonschema.validate({"answer": "C"}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"answer": "F"}, schema)
+
+
+def test_prompt_text_mc_with_context() -> None:
+    text = prompt_text(MC, ["The AMF includes registration management.", "Other passage."])
+    assert text.index("Context:") < text.index("Question:") < text.index("Options:")
+    assert "[1] The AMF includes registration management.\n[2] Other passage." in text
+    assert "B. Access and Mobility Management Function (AMF)" in text
+    assert text.endswith("ANSWER: <label>\nwhere <label> is one of A, B, C, D, E.")
+
+
+def test_prompt_text_closed_book_tf_and_open() -> None:
+    tf_text = prompt_text(TF)
+    assert "Context" not in tf_text
+    assert tf_text.startswith("Is the following statement true or false?")
+    assert "Statement: The AMF terminates NAS." in tf_text
+    assert tf_text.endswith("ANSWER: True\nor the line\nANSWER: False")
+    assert prompt_text(OPEN).endswith("ANSWER: <answer>\nwhere <answer> is your short answer.")
+
+
+def test_templates_round_trip_through_extraction() -> None:
+    # A model that follows the template exactly is read correctly.
+    assert extract_answer(MC, prompt_text(MC) + "\n\nANSWER: D").answer == "D"
+    assert extract_answer(TF, prompt_text(TF) + "\nANSWER: False").answer == "false"
+
+
+def test_fc_message() -> None:
+    text = fc_message(MC_NUM, ["ctx"])
+    assert "[1] ctx" in text and "2. 30 kHz" in text
+    assert text.endswith("Give your answer by calling the answer tool.")
+    assert "ANSWER:" not in text

@@ -1,0 +1,240 @@
+"""Reading the answer out of a model's text, as SPEC-QA-RETRIEVAL Q3 lays down.
+
+The text is cleaned first: `<think>...</think>` blocks go with their content (a closing tag
+without an opening one drops everything before it, an unclosed block everything after),
+then the markers of markdown emphasis, inline code, `$...$` and `\\boxed{...}` go and what
+they enclose stays (`$\\boxed{D}$` reads `D`).
+
+- mc: the last `ANSWER:` decides, read against the item's own labels (`B`, `(B)`, `B.`,
+  `B)`, `Option B`, or the exact text of one option); without one, a line that is only a
+  label; else a line that is exactly one option's text.
+- tf: after the last `ANSWER:`, true/false/yes/no/correct/incorrect; without one, the
+  polarity words of the whole text outside a negation, all agreeing.
+- open: the text after the last `ANSWER:`, else the whole text.
+
+Nothing found, or two different answers in the deciding place, is a parse error. Never the
+first capital letter, never a word inside another ("no" is inside "not" and "node"). Model
+output is data: only the last `MAX_TEXT` characters are examined.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tfce_eval.qa.items import AnswerType, QaItem
+from tfce_eval.qa.options import find_label, label_form, option_by_text, read_option
+
+#: How much of a response is examined (its end, where the answer is).
+MAX_TEXT = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """What was read: the answer (a label, "true"/"false", or text) or why nothing was."""
+
+    answer: str | None
+    error: str | None = None
+
+
+_THINK_BLOCK = re.compile(r"<(think|thinking)>.*?</\1>", re.IGNORECASE | re.DOTALL)
+_THINK_CLOSE = re.compile(r"</think(?:ing)?>", re.IGNORECASE)
+_THINK_OPEN = re.compile(r"<think(?:ing)?>", re.IGNORECASE)
+_LATEX_WRAP = re.compile(r"\\(?:boxed|fbox|text|textbf|mathrm|mathbf)\s*\{([^{}]*)\}")
+_DOLLARS = re.compile(r"\${1,2}([^$]*?)\${1,2}")
+_UNDERSCORES = re.compile(r"(?<![\w\\])(_{1,2})(?=\S)(.+?)(?<=\S)\1(?![\w])")
+_ANSWER = re.compile(r"ANSWER\s*:", re.IGNORECASE)
+# Words that introduce the answer after `ANSWER:` ("The correct answer is (B)").
+_LEAD_IN = re.compile(
+    r"(?:(?:so|thus|therefore|hence)\b[,\s]*)?(?:the\s+)?(?:(?:correct|final|best|right)\s+)?"
+    r"(?:answer|option|choice|statement)?\s*(?:is|would\s+be|[:=])?\s*(?:(?:option|choice)\s+)?",
+    re.IGNORECASE,
+)
+_LEADING_LABEL = re.compile(r"[(\[]?([^\s()\[\].:,;]{1,8})[)\]]?(?=[\s.:,;!)]|$)")
+_SECOND_LABEL = re.compile(
+    r"\s*(?:,|/|&|\bor\b|\band\b|\bvs\.?)\s*(?:option\s+)?[(\[]?([^\s()\[\].:,;]{1,8})[)\]]?"
+    r"(?=[\s.:,;!)]|$)",
+    re.IGNORECASE,
+)
+_POLARITY = {
+    "true": "true",
+    "yes": "true",
+    "correct": "true",
+    "false": "false",
+    "no": "false",
+    "incorrect": "false",
+}
+_POLARITY_WORD = re.compile(r"\b(true|false|correct|incorrect|yes|no)\b", re.IGNORECASE)
+# "correct" naming the answer, not judging the statement: "the correct answer is False".
+_NOT_A_VERDICT = re.compile(r"\s+(?:answer|option|choice|response|one)\b", re.IGNORECASE)
+_NEGATIONS = frozenset({"not", "no", "never", "neither", "nor", "cannot", "hardly"})
+_WORD = re.compile(r"[\w']+")
+
+
+def clean_response(text: str) -> str:
+    """The response with reasoning blocks and emphasis removed, as Q3 reads it."""
+    if len(text) > MAX_TEXT:
+        text = text[-MAX_TEXT:]
+    if "<" in text:  # the tag searches only when a tag can be there
+        text = _THINK_BLOCK.sub("\n", text)
+        closes = list(_THINK_CLOSE.finditer(text))
+        if closes:  # the opening tag was in the prompt template, or cut off above
+            text = text[closes[-1].end() :]
+        opened = _THINK_OPEN.search(text)
+        if opened:  # reasoning never closed: the answer was never given
+            text = text[: opened.start()]
+    if "\\" in text:
+        for _ in range(4):  # nested wrappers: \boxed{\text{B}}
+            unwrapped = _LATEX_WRAP.sub(r"\1", text)
+            if unwrapped == text:
+                break
+            text = unwrapped
+    if "$" in text:
+        text = _DOLLARS.sub(r"\1", text)
+    text = text.replace("*", "").replace("`", "")
+    return _UNDERSCORES.sub(r"\2", text) if "_" in text else text
+
+
+def _last_marker(text: str) -> re.Match[str] | None:
+    found = None
+    for match in _ANSWER.finditer(text):
+        found = match
+    return found
+
+
+def _answer_segment(text: str, last: re.Match[str]) -> str:
+    """The text after the last `ANSWER:` on its line (or the next line if that is empty)."""
+    rest = text[last.end() :]
+    line, _, after = rest.partition("\n")
+    if line.strip():
+        return line.strip()
+    for following in after.split("\n"):
+        if following.strip():
+            return following.strip()
+    return ""
+
+
+def _strip_lead_in(text: str) -> str:
+    match = _LEAD_IN.match(text)
+    return text[match.end() :] if match else text
+
+
+def _mc_segment(item: QaItem, segment: str) -> Extraction:
+    """The option a short text (the deciding place) names, or why it names none or two."""
+    options = item.options
+    for text in (segment, _strip_lead_in(segment)):
+        text = text.strip().rstrip(".!")
+        if not text:
+            continue
+        label = read_option(options, text)
+        if label is not None:
+            return Extraction(label)
+        match = _LEADING_LABEL.match(text)
+        label = find_label(options, match.group(1)) if match else None
+        if match is None or label is None:
+            continue
+        second = _SECOND_LABEL.match(text, match.end())
+        if second is not None:
+            other = find_label(options, second.group(1))
+            if other is not None and other != label:
+                return Extraction(None, f"two answers: {label} and {other}")
+        return Extraction(label)
+    return Extraction(None, f"no option label in {segment[:40]!r}")
+
+
+def _negated(text: str, start: int) -> bool:
+    window = text[max(0, start - 40) : start].lower().replace("\u2019", "'")
+    before = _WORD.findall(window)[-3:]
+    return any(w in _NEGATIONS or w.endswith("n't") for w in before)
+
+
+def _polarities(text: str, *, yes_no_first_only: bool) -> set[str]:
+    """The polarities of the verdict words in `text` that no negation precedes."""
+    found: set[str] = set()
+    for match in _POLARITY_WORD.finditer(text):
+        word = match.group(1).lower()
+        if word in ("yes", "no"):
+            if yes_no_first_only:
+                if match.start() != 0:
+                    continue
+            else:  # a sentence of its own: "No." / "Yes, ..."; not "no requirement"
+                before = text[: match.start()].rstrip()
+                after = text[match.end() : match.end() + 1]
+                if (before and before[-1] not in ".!?:\n") or (after and after not in ".,;!:\n"):
+                    continue
+        elif word == "correct" and _NOT_A_VERDICT.match(text, match.end()):
+            continue
+        if _negated(text, match.start()):
+            continue
+        found.add(_POLARITY[word])
+    return found
+
+
+def _tf_from(text: str, *, in_answer: bool) -> Extraction:
+    body = text
+    if in_answer:
+        body = _strip_lead_in(text)
+        body = re.sub(r"^(?:it|this|that)\s+(?:is|was)\s+", "", body, flags=re.IGNORECASE)
+    found = _polarities(body, yes_no_first_only=in_answer)
+    if len(found) == 1:
+        return Extraction(found.pop())
+    where = "after ANSWER:" if in_answer else "in the response"
+    if found:
+        return Extraction(None, f"both true and false {where}")
+    return Extraction(None, f"no true/false {where}")
+
+
+def _mc_without_answer_line(item: QaItem, text: str) -> Extraction:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    only_label = {label for line in lines if (label := label_form(item.options, line))}
+    if len(only_label) == 1:
+        return Extraction(only_label.pop())
+    if only_label:
+        return Extraction(None, "lines name different labels: " + ", ".join(sorted(only_label)))
+    by_text = {label for line in lines if (label := option_by_text(item.options, line))}
+    if len(by_text) == 1:
+        return Extraction(by_text.pop())
+    if by_text:
+        return Extraction(None, "lines give the texts of different options")
+    return Extraction(None, "no ANSWER: line and no line naming an option")
+
+
+def extract_answer(item: QaItem, response: str) -> Extraction:
+    """The answer a model's text gives to `item`, read as Q3 says, or a parse error."""
+    text = clean_response(response)
+    last = _last_marker(text)
+    if item.answer_type is AnswerType.MC:
+        if last is not None:
+            return _mc_segment(item, _answer_segment(text, last))
+        return _mc_without_answer_line(item, text)
+    if item.answer_type is AnswerType.TF:
+        if last is not None:
+            return _tf_from(_answer_segment(text, last), in_answer=True)
+        return _tf_from(text, in_answer=False)
+    if last is not None:
+        answer = text[last.end() :].strip()
+        return Extraction(answer) if answer else Extraction(None, "nothing after ANSWER:")
+    answer = text.strip()
+    return Extraction(answer) if answer else Extraction(None, "empty response")
+
+
+def read_answer(item: QaItem, value: object) -> Extraction:
+    """An answer given directly (a tool argument, a predictions file's "answer" field).
+
+    mc: a label in any of its forms or an option's text; tf: a boolean or a verdict word;
+    open: the text. Anything else is a parse error naming what was given.
+    """
+    if item.answer_type is AnswerType.TF and isinstance(value, bool):
+        return Extraction("true" if value else "false")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        return Extraction(None, f"answer is {type(value).__name__}, not text")
+    text = clean_response(value).strip()
+    if not text:
+        return Extraction(None, "empty answer")
+    if item.answer_type is AnswerType.MC:
+        return _mc_segment(item, text)
+    if item.answer_type is AnswerType.TF:
+        return _tf_from(text, in_answer=True)
+    return Extraction(text)
