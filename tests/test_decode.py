@@ -13,6 +13,7 @@ from openai.types.responses import Response
 
 from tfce_eval.decode.answer import decode_output
 from tfce_eval.decode.limits import DecodeLimits
+from tfce_eval.errors import HarnessError
 from tfce_eval.model import Call, DecodeResult
 
 PATH_LOSS = {"frequency": 28, "distance": 200, "environment": "Urban"}
@@ -503,12 +504,36 @@ def test_native_refusals(value: object, fragment: str) -> None:
     assert fragment in _error(decode_output(value))
 
 
-def test_never_raises_on_a_broken_sdk_object() -> None:
+def test_a_broken_sdk_object_is_a_harness_failure_not_a_parse_error() -> None:
     class Broken:
         def model_dump(self, **_: Any) -> Any:
             raise RuntimeError("boom")
 
-    assert "boom" in _error(decode_output(Broken()))
+    with pytest.raises(HarnessError) as caught:
+        decode_output(Broken(), item_id="simple_3")
+    assert "simple_3" in str(caught.value) and "boom" in str(caught.value)
+
+
+def test_a_decoder_bug_is_a_harness_failure_naming_the_item(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bug in the decoder must stop the item as tfce-eval's failure: counted as the
+    model's parse_error it would silently lower a score."""
+    from tfce_eval.decode import textparts
+
+    def broken(text: str) -> str:
+        raise KeyError("oops")
+
+    monkeypatch.setattr(textparts, "clean", broken)
+    with pytest.raises(HarnessError) as caught:
+        decode_output({"id": "parallel_7", "text": "f(a=1)"})
+    message = str(caught.value)
+    assert message.startswith("item parallel_7: ") and "KeyError" in message
+    assert "bug in tfce-eval" in message and "not an error of the model" in message
+    assert isinstance(caught.value.__cause__, KeyError)
+    # Refusals of the answer itself stay the model's parse_error.
+    monkeypatch.undo()
+    assert not decode_output({"id": "parallel_7", "text": "f(a=os.system(1))"}).ok
 
 
 # --- nothing is ever run -------------------------------------------------------------------

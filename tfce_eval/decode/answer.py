@@ -67,6 +67,7 @@ from typing import Any, cast
 from tfce_eval.decode.limits import DecodeError, DecodeLimits, too_many
 from tfce_eval.decode.pyliteral import MAX_INT_DIGITS, int_fits
 from tfce_eval.decode.text import TextDecoder, load_json
+from tfce_eval.errors import HarnessError
 from tfce_eval.model import Call, DecodeResult
 
 __all__ = ["DecodeError", "DecodeLimits", "decode_output"]
@@ -95,11 +96,17 @@ def decode_output(
     *,
     name_map: Mapping[str, str] | None = None,
     limits: DecodeLimits = DEFAULT_LIMITS,
+    item_id: str | None = None,
 ) -> DecodeResult:
-    """Decode one model answer into calls; never raises.
+    """Decode one model answer into calls.
 
     `calls=()` means the model made no call; `calls=None` comes with an `error` that says what
-    was wrong and where. Names found in `name_map` (wire name -> original name) are renamed.
+    was wrong and where (the item's parse_error). Names found in `name_map` (wire name ->
+    original name) are renamed.
+
+    Raises HarnessError when the decoder itself fails (any exception other than a refusal of
+    the answer): that is a bug in tfce-eval, never the model's error, so it is not turned into
+    a parse_error. The message names the item (`item_id`, else the record's "id").
     """
     try:
         calls = _Decoder(limits).value(value, 0)
@@ -109,13 +116,27 @@ def decode_output(
         return DecodeResult(calls=None, error="answer too deeply nested to read")
     except MemoryError:
         return DecodeResult(calls=None, error="answer too large to read")
-    except Exception as exc:  # the contract: a broken answer never stops a run
-        return DecodeResult(calls=None, error=f"could not read the answer: {exc!r}")
+    except Exception as exc:
+        raise HarnessError(_harness_message(value, item_id, exc)) from exc
     if len(calls) > limits.max_calls:
         return DecodeResult(calls=None, error=too_many(limits))
     if name_map:
         calls = [Call(name_map.get(c.name, c.name), c.arguments) for c in calls]
     return DecodeResult(calls=tuple(calls))
+
+
+def _harness_message(value: object, item_id: str | None, exc: Exception) -> str:
+    if item_id is None and isinstance(value, Mapping):
+        found = value.get("id")
+        item_id = str(found) if isinstance(found, str | int) else None
+    which = f"item {item_id}" if item_id is not None else "an answer without an id"
+    detail = f"{type(exc).__name__}: {exc}"
+    if len(detail) > 200:
+        detail = detail[:199] + "…"
+    return (
+        f"{which}: decoding the answer failed inside tfce-eval ({detail}); this is a bug in "
+        "tfce-eval, not an error of the model: please report it with this answer"
+    )
 
 
 def _kind(value: object) -> str:
