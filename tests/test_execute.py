@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 import textwrap
@@ -12,16 +13,13 @@ from typing import Any
 
 import pytest
 
+from tfce_eval.dataset.load import load_dataset
 from tfce_eval.dataset.paths import builtin_data_dir
 from tfce_eval.errors import DataError, UsageError
-from tfce_eval.exec.executor import (
-    CheckMode,
-    ExecOptions,
-    Executor,
-    call_function,
-    default_functions_dir,
-)
-from tfce_eval.exec.validate import doc_problems
+from tfce_eval.exec.call import call_function
+from tfce_eval.exec.executor import Executor
+from tfce_eval.exec.records import ExecOptions, default_functions_dir
+from tfce_eval.exec.validate import doc_problems, exec_findings
 from tfce_eval.model import (
     Call,
     Category,
@@ -180,7 +178,8 @@ def test_printing_does_not_reach_the_harness_streams(tmp_path: Path) -> None:
             f"""
             import json
             from pathlib import Path
-            from tfce_eval.exec.executor import ExecOptions, Executor
+            from tfce_eval.exec.executor import Executor
+            from tfce_eval.exec.records import ExecOptions
             from tfce_eval.model import Call
 
             if __name__ == "__main__":
@@ -435,10 +434,6 @@ def test_default_functions_dir(tmp_path: Path) -> None:
     assert default_functions_dir(None) == (builtin if builtin.is_dir() else None)
 
 
-def test_check_mode_values() -> None:
-    assert [str(m) for m in CheckMode] == ["ast", "exec", "both"]
-
-
 def test_call_function_reads_one_literal_call() -> None:
     options = ExecOptions(HOSTILE, timeout_s=TIMEOUT_S)
     assert call_function("add(a=1, b=2.5)", options).value == 3.5
@@ -479,9 +474,6 @@ def test_docs_are_checked_against_signatures(
 
 
 def test_exec_findings_run_every_ground_truth_call() -> None:
-    pytest.importorskip("tfce_eval.dataset.validate")
-    from tfce_eval.exec.executor import exec_findings
-
     items = [
         make_item(expect("add", a=1), category=Category.SIMPLE),
         Item("t_9", Category.SIMPLE, "q", (BOOM,), (expect("boom", message="x"),)),
@@ -509,11 +501,9 @@ def ground_truth_calls(item: Item) -> list[Call]:
 
 
 def test_builtin_ground_truth_is_exec_valid() -> None:
-    dataset_module = pytest.importorskip("tfce_eval.dataset.load")
     functions = default_functions_dir(None)
-    if functions is None or not (functions / "__init__.py").is_file():
-        pytest.skip("the built-in functions are not there yet")
-    dataset = dataset_module.load_dataset()
+    assert functions is not None and (functions / "__init__.py").is_file()
+    dataset = load_dataset()
     present = {str(item.category) for item in dataset.iter_items() if item.expected}
     checked: dict[str, int] = {}
     with Executor(ExecOptions(functions)) as ex:
@@ -524,3 +514,78 @@ def test_builtin_ground_truth_is_exec_valid() -> None:
             assert verdict.valid is True, (item.id, verdict.error)
             checked[str(item.category)] = checked.get(str(item.category), 0) + 1
     assert set(checked) == present, checked
+
+
+# -- structure --------------------------------------------------------------------------------
+
+PACKAGE = REPO / "tfce_eval"
+#: Function-level imports allowed inside exec/ and scoring/, each with its reason in a comment.
+LAZY_ALLOWED = {("tfce_eval.exec.executor", "tfce_eval.exec.pool")}
+
+
+def _module_imports(path: Path) -> tuple[set[str], set[str]]:
+    """(module-level imports, function-level imports) of tfce_eval modules in one file;
+    imports under `if TYPE_CHECKING:` are left out (they never run)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top: set[str] = set()
+    inner: set[str] = set()
+
+    def names(node: ast.AST) -> set[str]:
+        if isinstance(node, ast.Import):
+            return {a.name for a in node.names if a.name.startswith("tfce_eval")}
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tfce_eval"):
+            return {str(node.module)}
+        return set()
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                continue
+            (inner if in_function else top).update(names(child))
+            nested = in_function or isinstance(
+                child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+            )
+            visit(child, nested)
+
+    visit(tree, False)
+    return top, inner
+
+
+def _modules(sub: str) -> dict[str, Path]:
+    return {
+        f"tfce_eval.{sub}.{p.stem}" if p.stem != "__init__" else f"tfce_eval.{sub}": p
+        for p in sorted((PACKAGE / sub).glob("*.py"))
+    }
+
+
+@pytest.mark.parametrize("sub", ["exec", "scoring"])
+def test_no_cycles_no_upward_and_no_dodging_imports(sub: str) -> None:
+    modules = {**_modules("exec"), **_modules("scoring")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        top, inner = _module_imports(path)
+        graph[name] = {m for m in top | inner if m in modules}
+        if name.startswith(f"tfce_eval.{sub}"):
+            dodging = {m for m in inner if (name, m) not in LAZY_ALLOWED}
+            assert not dodging, f"{name} imports {sorted(dodging)} inside a function"
+            upward = ("report", "run", "providers", "cli", "retrieval", "qa")
+            if sub == "exec":
+                upward += ("scoring",)
+            bad = {m for m in top | inner if m.split(".")[1] in upward}
+            assert not bad, f"{name} imports {sorted(bad)} from a higher layer"
+
+    visiting: list[str] = []
+    done: set[str] = set()
+
+    def walk(node: str) -> None:
+        if node in done:
+            return
+        assert node not in visiting, "import cycle: " + " -> ".join([*visiting, node])
+        visiting.append(node)
+        for nxt in sorted(graph[node]):
+            walk(nxt)
+        visiting.pop()
+        done.add(node)
+
+    for node in sorted(graph):
+        walk(node)

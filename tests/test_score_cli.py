@@ -262,8 +262,7 @@ def _installed_command() -> list[str]:
     if script.exists():
         return [str(script)]
     found = shutil.which("tfce-eval")
-    if found is None:
-        pytest.skip("the tfce-eval console script is not installed (pip install -e .)")
+    assert found is not None, "the tfce-eval console script is not installed (pip install -e .)"
     return [found]
 
 

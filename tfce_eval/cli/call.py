@@ -32,7 +32,8 @@ from tfce_eval.errors import TfceError
 def call_command(text: str, functions_dir: Path | None, exec_timeout: float) -> None:
     """Run CALL (Python syntax, keyword arguments only: `units.dbm_to_watts(power_dbm=30)`)
     and print its result as JSON."""
-    from tfce_eval.exec.executor import ExecOptions, call_function, default_functions_dir
+    from tfce_eval.exec.call import call_function
+    from tfce_eval.exec.records import ExecOptions, default_functions_dir
 
     directory = functions_dir or default_functions_dir(None)
     if directory is None:

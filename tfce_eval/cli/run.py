@@ -25,7 +25,6 @@ from tfce_eval.cli.options import (
     timeout_option,
 )
 from tfce_eval.cli.render import print_warnings, stdout_console
-from tfce_eval.exec.executor import CheckMode
 from tfce_eval.model import AnswerStyle
 from tfce_eval.providers import Mode, RequestOptions, ToolChoice
 from tfce_eval.report import load_run, render_table
@@ -33,6 +32,7 @@ from tfce_eval.run.progress import make_progress
 from tfce_eval.run.retry import RetryPolicy
 from tfce_eval.run.runner import RunConfig, RunResult, run_eval
 from tfce_eval.run.runner import dump_request as request_for
+from tfce_eval.scoring.options import CheckMode
 
 
 class _Temperature(click.ParamType[float | None]):

@@ -17,9 +17,9 @@ from tfce_eval.cli.options import (
 )
 from tfce_eval.cli.render import print_summary, print_warnings
 from tfce_eval.dataset.load import load_dataset
-from tfce_eval.exec.executor import CheckMode
 from tfce_eval.model import AnswerStyle
-from tfce_eval.scoring.score import MissingMode, ScoreOptions, score_outputs
+from tfce_eval.scoring.options import CheckMode, MissingMode, ScoreOptions
+from tfce_eval.scoring.score import score_outputs
 
 
 @click.command("score")

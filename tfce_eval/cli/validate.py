@@ -34,7 +34,8 @@ def validate_command(
     """Check files, ids, category shapes, docs and ground truth. Errors exit 1; warnings do not."""
     from tfce_eval.dataset.load import Dataset
     from tfce_eval.dataset.validate import Finding, validate_dataset
-    from tfce_eval.exec.executor import ExecOptions, default_functions_dir, exec_findings
+    from tfce_eval.exec.records import ExecOptions, default_functions_dir
+    from tfce_eval.exec.validate import exec_findings
 
     def against_implementations(dataset: Dataset) -> list[Finding]:
         found = functions_dir or default_functions_dir(dataset.root)

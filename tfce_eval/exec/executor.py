@@ -17,102 +17,21 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
-from pathlib import Path
+from collections.abc import Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from tfce_eval.dataset.paths import builtin_data_dir
-from tfce_eval.errors import DataError, UsageError
-from tfce_eval.model import Call, ErrorCode
+from tfce_eval.errors import DataError
+from tfce_eval.exec.judge import judge_item
+from tfce_eval.exec.names import check_name
+from tfce_eval.exec.records import ExecOptions, ExecOutcome, ExecVerdict
+from tfce_eval.model import Call, Item
 
 if TYPE_CHECKING:
-    from tfce_eval.dataset.load import Dataset
-    from tfce_eval.dataset.validate import Finding
     from tfce_eval.exec.pool import Reply, WorkerPool
-    from tfce_eval.model import Item
 
 #: Outcomes remembered per executor (functions are pure, so a call's result never changes).
 _CACHE_LIMIT = 20_000
-
-
-class CheckMode(StrEnum):
-    """Which checks `score` and `run` apply (`--check`)."""
-
-    AST = "ast"
-    EXEC = "exec"
-    BOTH = "both"
-
-
-@dataclass(frozen=True)
-class ExecOptions:
-    """Where the implementations are and the limits each call runs under."""
-
-    functions_dir: Path
-    timeout_s: float = 5.0
-    memory_mb: int = 1024
-    workers: int = 2
-    #: How long a new worker may take to import the functions directory.
-    startup_timeout_s: float = 20.0
-
-    def __post_init__(self) -> None:
-        if not self.timeout_s > 0 or not self.startup_timeout_s > 0:
-            raise UsageError("exec time limits must be positive numbers of seconds")
-        if self.memory_mb < 16:
-            raise UsageError("the exec memory limit must be at least 16 MB")
-        if self.workers < 1:
-            raise UsageError("exec needs at least one worker")
-
-
-@dataclass(frozen=True)
-class ExecOutcome:
-    """One call's result: `value` when `ok`, else `error` (a phrase such as `raised X: ...`)."""
-
-    ok: bool
-    value: Any = None
-    error: str | None = None
-
-
-@dataclass(frozen=True)
-class ExecVerdict:
-    """The exec check of one item; `valid` is None when it could not be exec-checked."""
-
-    valid: bool | None
-    error_type: ErrorCode | None = None  # EXEC_ERROR or EXEC_MISMATCH when valid is False
-    error: str | None = None
-    details: Mapping[str, Any] = field(default_factory=dict)
-
-
-def default_functions_dir(data_dir: Path | None) -> Path | None:
-    """`functions/` inside the dataset directory (the built-in one for None), if it exists."""
-    base = builtin_data_dir() if data_dir is None else data_dir
-    if base.is_file():
-        base = base.parent
-    candidate = base / "functions"
-    return candidate if candidate.is_dir() else None
-
-
-def render_call(name: str, arguments: Mapping[str, Any], limit: int = 120) -> str:
-    """`f(a=1, b="x")` for messages, cut to `limit` characters."""
-    parts = ", ".join(f"{k}={_show(v, 40)}" for k, v in arguments.items())
-    text = f"{name}({parts})"
-    return text if len(text) <= limit else text[: limit - 2] + "…)"
-
-
-def _show(value: Any, limit: int = 200) -> str:
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _name_problem(name: str) -> str | None:
-    from tfce_eval.exec.worker import check_name
-
-    return check_name(name)
 
 
 class Executor:
@@ -158,7 +77,8 @@ class Executor:
     # -- asking the workers --------------------------------------------------------------
 
     def _request(self, payloads: Sequence[bytes]) -> list[Reply]:
-        # Imported here: `score --check ast` should not pay for multiprocessing.
+        # Imported lazily: the pool brings subprocess and multiprocessing's connection
+        # machinery, which `score --check ast` and items without functions never need.
         from tfce_eval.exec.pool import WorkerPool
 
         with self._lock:
@@ -176,7 +96,7 @@ class Executor:
         """(`ok` | `missing` | `broken`, why). `broken`: the module exists but cannot be run."""
         with self._lock:
             if name not in self._resolved:
-                problem = _name_problem(name)
+                problem = check_name(name)
                 if problem is not None:
                     self._resolved[name] = ("missing", problem)
                 else:
@@ -215,7 +135,7 @@ class Executor:
         outcomes: list[ExecOutcome | None] = [None] * len(calls)
         to_send: dict[bytes, list[int]] = {}
         for index, call in enumerate(calls):
-            problem = _name_problem(call.name)
+            problem = check_name(call.name)
             if problem is not None:
                 outcomes[index] = ExecOutcome(False, error=f"is not implemented: {problem}")
                 continue
@@ -259,34 +179,4 @@ class Executor:
         `matching`: (model call index, expected call index) pairs from the AST checker when it
         found a perfect matching, else None.
         """
-        from tfce_eval.exec.judge import judge_item
-
         return judge_item(self, item, calls, matching)
-
-
-def call_function(text: str, options: ExecOptions) -> ExecOutcome:
-    """Read one call in Python syntax (`f(a=1)`) and run it; errors name the call.
-
-    Raises DataError when the functions directory cannot be imported at all.
-    """
-    from tfce_eval.decode.pyliteral import LiteralError, parse_calls
-
-    try:
-        calls = parse_calls(text)
-    except LiteralError as exc:
-        return ExecOutcome(False, error=f"cannot read the call: {exc}")
-    if len(calls) != 1:
-        return ExecOutcome(False, error=f"expected exactly one call, got {len(calls)}")
-    call = calls[0]
-    with Executor(options) as executor:
-        outcome = executor.run([call])[0]
-    if outcome.ok:
-        return outcome
-    return ExecOutcome(False, error=f"{render_call(call.name, call.arguments)} {outcome.error}")
-
-
-def exec_findings(dataset: Dataset, options: ExecOptions) -> list[Finding]:
-    """`validate`'s exec checks: each doc against its implementation, each ground-truth call run."""
-    from tfce_eval.exec.validate import collect_findings
-
-    return collect_findings(dataset, options)

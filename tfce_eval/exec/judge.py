@@ -12,16 +12,23 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from tfce_eval.check.matching import max_matching
 from tfce_eval.check.values import CoercionError, coerce
-from tfce_eval.model import Call, ErrorCode, ExpectedCall, FunctionDoc, Item
+from tfce_eval.exec.records import ExecOutcome, ExecVerdict
+from tfce_eval.model import Call, ErrorCode, ExpectedCall, FunctionDoc, Item, render_call
 from tfce_eval.schema.equality import EXEC_REL_TOL, values_equal
 from tfce_eval.schema.kinds import Kind, kind_of
 
-if TYPE_CHECKING:
-    from tfce_eval.exec.executor import ExecOutcome, Executor, ExecVerdict
+
+class CallRunner(Protocol):
+    """What the judge needs of an executor: whether a function exists, and running calls."""
+
+    def implemented(self, name: str) -> bool: ...
+
+    def run(self, calls: Sequence[Call]) -> list[ExecOutcome]: ...
+
 
 #: At most this many combinations of acceptable values are run per expected call.
 MAX_VARIANTS = 16
@@ -106,13 +113,12 @@ def _perfect(pairs: Sequence[tuple[int, int]], n: int) -> bool:
 
 
 def judge_item(
-    executor: Executor,
+    executor: CallRunner,
     item: Item,
     calls: Sequence[Call],
     matching: Sequence[tuple[int, int]] | None,
 ) -> ExecVerdict:
-    from tfce_eval.exec.executor import ExecVerdict, render_call
-
+    """The exec verdict of `item` for the model's `calls` (see tfce_eval.exec.executor)."""
     expected = item.expected
     if not expected:
         return ExecVerdict(None, None, None, {})

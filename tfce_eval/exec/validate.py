@@ -11,15 +11,16 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from tfce_eval.dataset.validate import Finding, Level
 from tfce_eval.errors import DataError
-from tfce_eval.exec.executor import ExecOptions, ExecOutcome, Executor, render_call
+from tfce_eval.exec.executor import Executor
 from tfce_eval.exec.judge import expected_variants
-from tfce_eval.model import Call, FunctionDoc, Item
+from tfce_eval.exec.records import ExecOptions, ExecOutcome
+from tfce_eval.model import Call, FunctionDoc, Item, render_call
 from tfce_eval.schema.equality import values_equal
 
 if TYPE_CHECKING:
     from tfce_eval.dataset.load import Dataset
-    from tfce_eval.dataset.validate import Finding, Level
 
 _VARIADIC = ("VAR_POSITIONAL", "VAR_KEYWORD")
 
@@ -77,9 +78,9 @@ def doc_problems(doc: FunctionDoc, signature: ExecOutcome) -> list[tuple[Level, 
     return problems
 
 
-def collect_findings(dataset: Dataset, options: ExecOptions) -> list[Finding]:
-    from tfce_eval.dataset.validate import Finding
-
+def exec_findings(dataset: Dataset, options: ExecOptions) -> list[Finding]:
+    """`validate`'s exec checks: each doc against its implementation, each ground-truth
+    call run once (its first acceptable variant)."""
     findings: list[Finding] = []
 
     def add(

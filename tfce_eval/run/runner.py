@@ -16,7 +16,6 @@ from typing import Any
 
 from tfce_eval.dataset.load import Dataset, load_dataset
 from tfce_eval.errors import DataError, RunError, RunInterrupted, UsageError
-from tfce_eval.exec.executor import CheckMode
 from tfce_eval.model import CATEGORY_ORDER, AnswerStyle, Category, ErrorCode, Item, Policy
 from tfce_eval.providers import Mode, Provider, RequestOptions, default_run_name, make_provider
 from tfce_eval.providers.registry import parse_model
@@ -32,6 +31,7 @@ from tfce_eval.run.metadata import (
 from tfce_eval.run.progress import NullProgress, ProgressSink
 from tfce_eval.run.retry import RetryPolicy
 from tfce_eval.run.session import Session, SessionStats, SessionStopped
+from tfce_eval.scoring.options import CheckMode, ScoreOptions
 from tfce_eval.scoring.rundir import (
     OUTPUTS,
     REPORT_HTML,
@@ -44,7 +44,7 @@ from tfce_eval.scoring.rundir import (
     read_json,
     write_json,
 )
-from tfce_eval.scoring.score import ScoreOptions, ScoreResult, score_outputs
+from tfce_eval.scoring.score import ScoreResult, score_outputs
 
 #: Files a run writes; `--force` removes exactly these before starting over.
 RUN_FILES = (OUTPUTS, SCORES, SUMMARY, RUN_JSON, REPORT_MD, REPORT_HTML)

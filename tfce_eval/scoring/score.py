@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import ExitStack
-from dataclasses import dataclass, field, replace
-from enum import StrEnum
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
@@ -22,52 +21,13 @@ from tfce_eval.check.item import answer_and_truth, check_item
 from tfce_eval.dataset.load import Dataset
 from tfce_eval.decode.answer import decode_output
 from tfce_eval.errors import DataError
-from tfce_eval.exec.executor import (
-    CheckMode,
-    ExecOptions,
-    Executor,
-    ExecVerdict,
-    default_functions_dir,
-)
-from tfce_eval.model import (
-    Category,
-    DecodeResult,
-    ErrorCode,
-    Item,
-    Policy,
-    ScoreRecord,
-    Verdict,
-)
+from tfce_eval.exec.executor import Executor
+from tfce_eval.exec.records import ExecOptions, ExecVerdict, default_functions_dir
+from tfce_eval.model import Category, DecodeResult, ErrorCode, Item, ScoreRecord, Verdict
 from tfce_eval.schema.wire import name_map
+from tfce_eval.scoring.options import CheckMode, MissingMode, ScoreOptions
 from tfce_eval.scoring.rundir import AtomicLines, OutputsIndex, RunDir, index_outputs, write_json
 from tfce_eval.scoring.summary import UsageStats, summarize
-
-
-class MissingMode(StrEnum):
-    """Items of a scored category that the outputs file lacks (SPEC 9)."""
-
-    COUNT = "count"  # wrong, as no_call
-    SKIP = "skip"  # left out of the denominator
-
-
-@dataclass(frozen=True)
-class ScoreOptions:
-    policy: Policy = field(default_factory=Policy)
-    check: CheckMode = CheckMode.BOTH
-    categories: frozenset[Category] | None = None
-    ids: frozenset[str] | None = None
-    missing: MissingMode = MissingMode.COUNT
-    functions_dir: Path | None = None
-    exec_timeout_s: float = 5.0
-    exec_workers: int = 2
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "check": str(self.check),
-            "policy": self.policy.to_json(),
-            "missing": str(self.missing),
-            "exec_timeout_s": self.exec_timeout_s,
-        }
 
 
 @dataclass(frozen=True)

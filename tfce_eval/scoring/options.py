@@ -1,0 +1,46 @@
+"""The options of a score: which checks apply, what a missing answer counts as, and the
+exec limits. Recorded in summary.json (`to_json`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from tfce_eval.model import Category, Policy
+
+
+class CheckMode(StrEnum):
+    """Which checks `score` and `run` apply (`--check`)."""
+
+    AST = "ast"
+    EXEC = "exec"
+    BOTH = "both"
+
+
+class MissingMode(StrEnum):
+    """Items of a scored category that the outputs file lacks (SPEC 9)."""
+
+    COUNT = "count"  # wrong, as no_call
+    SKIP = "skip"  # left out of the denominator
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreOptions:
+    policy: Policy = field(default_factory=Policy)
+    check: CheckMode = CheckMode.BOTH
+    categories: frozenset[Category] | None = None
+    ids: frozenset[str] | None = None
+    missing: MissingMode = MissingMode.COUNT
+    functions_dir: Path | None = None
+    exec_timeout_s: float = 5.0
+    exec_workers: int = 2
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "check": str(self.check),
+            "policy": self.policy.to_json(),
+            "missing": str(self.missing),
+            "exec_timeout_s": self.exec_timeout_s,
+        }
