@@ -27,7 +27,26 @@ def _describe_range(low: float | None, high: float | None, low_open: bool, high_
         return f"{'>' if low_open else '>='} {_fmt(low)}"
     if high is not None:
         return f"{'<' if high_open else '<='} {_fmt(high)}"
-    return "finite"
+    return ""
+
+
+def _wanted(name: str, what: str, bounds: str, unit: str) -> str:
+    # "x must be a finite number >= 0 dB"; with no range "x must be a finite number (dB)".
+    if not bounds:
+        return f"{name} must be {what} ({unit})" if unit else f"{name} must be {what}"
+    return f"{name} must be {what} {bounds} {unit}" if unit else f"{name} must be {what} {bounds}"
+
+
+def shown(value: object) -> str:
+    """`repr(value)`, except that an integer too large for a float is described, not printed:
+    its repr could run to thousands of digits (and past Python's int-to-str limit)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 1024:
+        # math.log10 takes an int of any size (float() does not).
+        sign = "-" if value < 0 else ""
+        return (
+            f"an integer of about {sign}10^{round(math.log10(abs(value)))}, too large for a float"
+        )
+    return repr(value)
 
 
 def real(
@@ -45,17 +64,20 @@ def real(
     Booleans are rejected although Python treats them as ints: a `True` where a frequency is
     expected is a caller's mistake, not the number 1.
     """
-    suffix = f" {unit}" if unit else ""
-    wanted = f"{name} must be a finite number {_describe_range(low, high, low_open, high_open)}"
+    wanted = _wanted(name, "a finite number", _describe_range(low, high, low_open, high_open), unit)
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{wanted}{suffix}; got {type(value).__name__} {value!r}")
-    number = float(value)
+        raise ValueError(f"{wanted}; got {type(value).__name__} {value!r}")
+    try:
+        number = float(value)
+    except OverflowError:
+        # An int beyond the float range (about 1.8e308) is no finite float: same refusal.
+        raise ValueError(f"{wanted}; got {shown(value)}") from None
     if not math.isfinite(number):
-        raise ValueError(f"{wanted}{suffix}; got {value!r}")
+        raise ValueError(f"{wanted}; got {value!r}")
     too_low = low is not None and (number <= low if low_open else number < low)
     too_high = high is not None and (number >= high if high_open else number > high)
     if too_low or too_high:
-        raise ValueError(f"{wanted}{suffix}; got {value!r}")
+        raise ValueError(f"{wanted}; got {shown(value)}")
     return number
 
 
@@ -68,12 +90,11 @@ def integer(
     unit: str = "",
 ) -> int:
     """Return `value` if it is an int (not a bool, not a float) within [low, high]."""
-    suffix = f" {unit}" if unit else ""
-    wanted = f"{name} must be an integer {_describe_range(low, high, False, False)}"
+    wanted = _wanted(name, "an integer", _describe_range(low, high, False, False), unit)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{wanted}{suffix}; got {type(value).__name__} {value!r}")
+        raise ValueError(f"{wanted}; got {type(value).__name__} {value!r}")
     if (low is not None and value < low) or (high is not None and value > high):
-        raise ValueError(f"{wanted}{suffix}; got {value!r}")
+        raise ValueError(f"{wanted}; got {shown(value)}")
     return value
 
 
@@ -82,7 +103,7 @@ def int_choice(name: str, value: object, options: Sequence[int], *, unit: str = 
     suffix = f" {unit}" if unit else ""
     listed = ", ".join(str(option) for option in options)
     if isinstance(value, bool) or not isinstance(value, int) or value not in options:
-        raise ValueError(f"{name} must be one of {listed}{suffix}; got {value!r}")
+        raise ValueError(f"{name} must be one of {listed}{suffix}; got {shown(value)}")
     return value
 
 

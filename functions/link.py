@@ -64,9 +64,14 @@ def rsrq_db(rsrp_dbm: float, rssi_dbm: float, n_rb: int) -> float:
     Source: 3GPP TS 36.214 clause 5.1.3 (E-UTRA RSRQ) and TS 38.215 clause 5.1.3 (NR
     SS-RSRQ): RSRQ = N × RSRP / RSSI, where N is the number of resource blocks of the RSSI
     measurement bandwidth; in dB, RSRQ = 10 log10(N) + RSRP_dBm − RSSI_dBm.
+    RSRP is the average power of one reference-signal resource element; RSSI is the total
+    power over all N × 12 subcarriers of OFDM symbols that (by default in both
+    specifications) carry those reference signals, so it includes them and cannot be
+    below RSRP. An RSRP above the RSSI is therefore refused (usually the two were
+    swapped), and the result is at most 10 log10(N) dB.
 
     Args:
-        rsrp_dbm: RSRP in dBm (power per resource element).
+        rsrp_dbm: RSRP in dBm (power per resource element), <= rssi_dbm.
         rssi_dbm: RSSI in dBm (total power over the measurement bandwidth).
         n_rb: N, the number of resource blocks, integer 1..275.
 
@@ -76,6 +81,12 @@ def rsrq_db(rsrp_dbm: float, rssi_dbm: float, n_rb: int) -> float:
     rsrp = check.real("rsrp_dbm", rsrp_dbm, unit="dBm")
     rssi = check.real("rssi_dbm", rssi_dbm, unit="dBm")
     n = check.integer("n_rb", n_rb, low=1, high=275)
+    if rsrp > rssi:
+        raise ValueError(
+            f"rsrp_dbm must not exceed rssi_dbm: RSRP is the power of one resource element "
+            f"and RSSI the total over the N resource blocks (were they swapped?); got RSRP "
+            f"{rsrp_dbm!r} dBm and RSSI {rssi_dbm!r} dBm"
+        )
     return 10.0 * math.log10(n) + rsrp - rssi
 
 

@@ -3,6 +3,10 @@
 Sources: 3GPP TS 38.211 clauses 4.2 and 4.3.2 (numerology, slots per subframe), TS 38.101-1
 and TS 38.101-2 Table 5.3.2-1 (maximum transmission bandwidth configuration N_RB, Release 17
 values), TS 38.306 clause 4.1.2 (approximate maximum data rate).
+
+"FR2" means FR2-1 (24.25-52.6 GHz, SCS 60 and 120 kHz) throughout, in max_resource_blocks
+and nr_peak_data_rate alike. FR2-2 (52.6-71 GHz, Release 17, SCS 120, 480 and 960 kHz with
+channels up to 2 GHz) is not covered: its 480 and 960 kHz numerologies are refused.
 """
 
 from __future__ import annotations
@@ -13,6 +17,11 @@ from . import _validate as check
 _MU_BY_SCS_KHZ = {15: 0, 30: 1, 60: 2, 120: 3, 240: 4, 480: 5, 960: 6}
 
 _FREQUENCY_RANGES = ("FR1", "FR2")
+
+# Subcarrier spacings of the data channels per frequency range (FR2 = FR2-1), kHz.
+_SCS_BY_FR = {"FR1": (15, 30, 60), "FR2": (60, 120)}
+# How a refusal names the range, so that a 480 or 960 kHz caller learns why.
+_FR_LABEL = {"FR1": "FR1", "FR2": "FR2 (FR2-1; FR2-2 is not covered)"}
 
 # TS 38.101-1 Table 5.3.2-1 (FR1, Release 17): SCS kHz -> {channel bandwidth MHz: N_RB}.
 # None marks an empty ("N/A") cell of the table.
@@ -58,10 +67,12 @@ def max_resource_blocks(bandwidth_mhz: int, scs_khz: int, frequency_range: str =
     Source: 3GPP TS 38.101-1 Table 5.3.2-1 (FR1: SCS 15/30/60 kHz, channel bandwidths 5-100
     MHz, Release 17 including 35 and 45 MHz) and TS 38.101-2 Table 5.3.2-1 (FR2-1: SCS 60/120
     kHz, 50-400 MHz). Cells marked N/A in the tables (FR1 15 kHz above 50 MHz, FR1 60 kHz at
-    5 MHz, FR2 60 kHz at 400 MHz) are invalid combinations.
+    5 MHz, FR2 60 kHz at 400 MHz) are invalid combinations. "FR2" is FR2-1, as in
+    nr_peak_data_rate; FR2-2 (480/960 kHz, 800-2000 MHz channels) is not covered.
 
     Args:
-        bandwidth_mhz: channel bandwidth in MHz (integer, a column of the table).
+        bandwidth_mhz: channel bandwidth in MHz (integer, a column of the table; a whole
+            float such as 100.0 is taken as that integer).
         scs_khz: subcarrier spacing in kHz (FR1: 15, 30, 60; FR2: 60, 120).
         frequency_range: "FR1" or "FR2".
 
@@ -70,8 +81,12 @@ def max_resource_blocks(bandwidth_mhz: int, scs_khz: int, frequency_range: str =
     """
     fr = check.str_choice("frequency_range", frequency_range, _FREQUENCY_RANGES)
     bandwidths, table, source = _NRB_TABLES[fr]
-    scs = check.int_choice("scs_khz", scs_khz, tuple(table), unit=f"kHz for {fr}")
-    bw = check.int_choice("bandwidth_mhz", bandwidth_mhz, bandwidths, unit=f"MHz for {fr}")
+    scs = check.int_choice("scs_khz", scs_khz, _SCS_BY_FR[fr], unit=f"kHz for {_FR_LABEL[fr]}")
+    # A bandwidth is a quantity: 100.0 MHz is the 100 MHz column (NaN and 20.5 are in none).
+    given: object = bandwidth_mhz
+    if isinstance(given, float) and given in bandwidths:
+        given = int(given)
+    bw = check.int_choice("bandwidth_mhz", given, bandwidths, unit=f"MHz for {fr}")
     n_rb = table[scs][bandwidths.index(bw)]
     if n_rb is None:
         valid = [b for b, cell in zip(bandwidths, table[scs], strict=True) if cell is not None]
@@ -93,7 +108,6 @@ _R_MAX = 948 / 1024
 _SCALING_FACTORS = (1.0, 0.8, 0.75, 0.4)
 _MODULATION_ORDERS = (1, 2, 4, 6, 8, 10)
 _MAX_LAYERS = {"downlink": 8, "uplink": 4}
-_SCS_BY_FR = {"FR1": (15, 30, 60), "FR2": (60, 120, 480, 960)}
 
 
 def nr_peak_data_rate(
@@ -119,7 +133,8 @@ def nr_peak_data_rate(
         scaling_factor: scaling factor f, one of 1, 0.8, 0.75, 0.4.
         max_rbs: N_PRB^{BW,μ}, maximum RB allocation of the bandwidth, 1..275 (see
             max_resource_blocks).
-        scs_khz: subcarrier spacing in kHz (FR1: 15, 30, 60; FR2: 60, 120, 480, 960).
+        scs_khz: subcarrier spacing in kHz (FR1: 15, 30, 60; FR2: 60, 120). FR2 is FR2-1, as
+            in max_resource_blocks; FR2-2's 480 and 960 kHz are not covered.
         direction: "downlink" or "uplink".
         frequency_range: "FR1" or "FR2".
 
@@ -138,7 +153,7 @@ def nr_peak_data_rate(
             f"{scaling_factor!r}"
         )
     n_prb = check.integer("max_rbs", max_rbs, low=1, high=275)
-    scs = check.int_choice("scs_khz", scs_khz, _SCS_BY_FR[fr], unit=f"kHz for {fr}")
+    scs = check.int_choice("scs_khz", scs_khz, _SCS_BY_FR[fr], unit=f"kHz for {_FR_LABEL[fr]}")
     mu = _MU_BY_SCS_KHZ[scs]
     symbol_duration_s = 1e-3 / (14 * (1 << mu))
     overhead = _OVERHEAD[(link, fr)]

@@ -8,6 +8,7 @@ ellipsoid radius).
 from __future__ import annotations
 
 import math
+import sys
 
 from . import _validate as check
 from ._constants import SPEED_OF_LIGHT_M_S
@@ -19,22 +20,33 @@ def free_space_path_loss(frequency_ghz: float, distance_m: float) -> float:
     Source: Friis transmission equation, FSPL = (4π d f / c)^2, i.e.
     FSPL = 20 log10(d) + 20 log10(f) + 20 log10(4π / c) with d in m, f in Hz and
     c = 299 792 458 m/s (about 32.45 dB + 20 log10(f/MHz) + 20 log10(d/km)).
+    Closer than d = λ / 4π (λ = c / f; about 2.4 cm at 1 GHz) the formula gives a negative
+    loss, a gain no passive path has: the equation holds only in the far field, so such a
+    distance is refused.
 
     Args:
         frequency_ghz: carrier frequency in GHz, > 0.
-        distance_m: distance in metres, > 0.
+        distance_m: distance in metres, >= λ / 4π (where the loss is 0 dB).
 
     Returns:
-        Path loss in dB (for example 1 GHz over 1 km -> about 92.45 dB).
+        Path loss in dB, >= 0 (for example 1 GHz over 1 km -> about 92.45 dB).
     """
     f_ghz = check.real("frequency_ghz", frequency_ghz, low=0.0, low_open=True, unit="GHz")
     d = check.real("distance_m", distance_m, low=0.0, low_open=True, unit="m")
-    f_hz = f_ghz * 1e9
-    return (
+    # λ/4π and the logarithms are formed without f in Hz, which overflows for f near 1e300 GHz.
+    nearest = SPEED_OF_LIGHT_M_S / (4 * math.pi * 1e9) / f_ghz
+    if d < nearest:
+        raise ValueError(
+            f"distance_m must be at least λ/4π = {nearest:.6g} m at {f_ghz:g} GHz, where the "
+            f"free-space loss is 0 dB (closer in, Friis gives a negative loss); got {d!r}"
+        )
+    loss = (
         20 * math.log10(d)
-        + 20 * math.log10(f_hz)
-        + 20 * math.log10(4 * math.pi / SPEED_OF_LIGHT_M_S)
+        + 20 * math.log10(f_ghz)
+        + 20 * math.log10(4 * math.pi * 1e9 / SPEED_OF_LIGHT_M_S)
     )
+    # At d = λ/4π the sum of logarithms can round to -1e-15; the loss there is 0 dB.
+    return max(loss, 0.0)
 
 
 # TR 38.901 Table 7.4.1-1 (UMa, UMi-Street Canyon) validity and constants.
@@ -46,6 +58,9 @@ _MIN_H_UT_M = 1.5
 _MAX_H_UT_M = 22.5
 _MIN_FREQ_GHZ = 0.5
 _MAX_FREQ_GHZ = 100.0
+# Table 7.4.1-1 note 1 fixes c = 3.0e8 m/s for the breakpoint distance d'_BP (only there:
+# free-space quantities keep the exact SI value).
+_BREAKPOINT_C_M_S = 3.0e8
 
 
 def _uma_los(d2d: float, d3d: float, fc: float, d_bp: float, h_bs: float, h_ut: float) -> float:
@@ -82,7 +97,8 @@ def path_loss_38901(
 
     Source: 3GPP TR 38.901 clause 7.4.1, Table 7.4.1-1 (no shadow fading added).
     d_3D = sqrt(d_2D^2 + (h_BS − h_UT)^2); breakpoint d'_BP = 4 h'_BS h'_UT f_c / c with
-    h'_BS = h_BS − h_E, h'_UT = h_UT − h_E, h_E = 1 m (Note 1), f_c in Hz.
+    h'_BS = h_BS − h_E, h'_UT = h_UT − h_E, h_E = 1 m, f_c in Hz and c = 3.0 × 10^8 m/s
+    (Note 1 fixes this value of c, so d'_BP = 560 m for UMa at 3.5 GHz, h_UT 1.5 m).
     UMa LOS: PL1 = 28.0 + 22 log10(d_3D) + 20 log10(f_c) for 10 m <= d_2D <= d'_BP;
     PL2 = 28.0 + 40 log10(d_3D) + 20 log10(f_c) − 9 log10(d'_BP^2 + (h_BS − h_UT)^2) beyond.
     UMa NLOS: max(PL_LOS, 13.54 + 39.08 log10(d_3D) + 20 log10(f_c) − 0.6 (h_UT − 1.5)).
@@ -120,7 +136,7 @@ def path_loss_38901(
         * (h_bs - _EFFECTIVE_ENV_HEIGHT_M)
         * (h_ut - _EFFECTIVE_ENV_HEIGHT_M)
         * (fc * 1e9)
-        / SPEED_OF_LIGHT_M_S
+        / _BREAKPOINT_C_M_S
     )
     if kind == "UMa":
         pl_los = _uma_los(d2d, d3d, fc, d_bp, h_bs, h_ut)
@@ -154,9 +170,20 @@ def fresnel_zone_radius(frequency_ghz: float, d1_m: float, d2_m: float, zone: in
     d1 = check.real("d1_m", d1_m, low=0.0, low_open=True, unit="m")
     d2 = check.real("d2_m", d2_m, low=0.0, low_open=True, unit="m")
     n = check.integer("zone", zone, low=1)
+    if n > sys.float_info.max:  # exact: Python compares an int with a float without rounding
+        raise ValueError(
+            f"zone must be an integer >= 1 that a float can hold (below about 1.8e308); got "
+            f"{check.shown(n)}"
+        )
     wavelength = SPEED_OF_LIGHT_M_S / (f_ghz * 1e9)
     # d1 d2 / (d1 + d2) written as a harmonic form so that huge distances cannot overflow.
-    return math.sqrt(n * wavelength / (1.0 / d1 + 1.0 / d2))
+    radius = math.sqrt(n * wavelength / (1.0 / d1 + 1.0 / d2))
+    if not math.isfinite(radius):  # f near 5e-324 GHz: a wavelength beyond the float range
+        raise ValueError(
+            "the Fresnel radius for these arguments is beyond the float range (frequency_ghz "
+            f"{f_ghz!r}, d1_m {d1!r}, d2_m {d2!r}, zone {n!r})"
+        )
+    return radius
 
 
 _HATA_AREAS = ("urban", "urban_large", "suburban", "rural")

@@ -1,7 +1,8 @@
 """Security functions: the 3GPP generic key derivation function and algorithm identifiers.
 
 Sources: 3GPP TS 33.220 Annex B.2.0 (generic KDF, HMAC-SHA-256), TS 33.501 clauses 5.11.1.1
-and 5.11.1.2 (NR ciphering and integrity algorithm identifiers) and TS 33.401 clause 5.1.3.
+and 5.11.1.2 (5G/NR ciphering and integrity algorithm identifiers, whose names this module
+returns; the LTE names of TS 33.401 are not).
 """
 
 from __future__ import annotations
@@ -53,6 +54,9 @@ def kdf_hmac_sha256(key_hex: str, fc: int, parameters: list[str]) -> str:
 
 
 # TS 33.501 5.11.1.1 / 5.11.1.2: 4-bit algorithm identifiers 0..3; the rest are reserved.
+# LTE (TS 33.401 5.1.3.2 / 5.1.4.2) numbers EEA0..128-EEA3 and EIA0..128-EIA3 the same way,
+# but the signature (fixed by the built-in dataset's doc) cannot say which system is meant,
+# so the 5G names are the only ones returned.
 _ALGORITHMS = {
     "ciphering": ("NEA0", "128-NEA1", "128-NEA2", "128-NEA3"),
     "integrity": ("NIA0", "128-NIA1", "128-NIA2", "128-NIA3"),
@@ -60,19 +64,21 @@ _ALGORITHMS = {
 
 
 def security_algorithm_name(algorithm_type: str, identifier: int) -> str:
-    """Name of an NR security algorithm from its 4-bit identifier.
+    """Name of a 5G (NR) security algorithm, NEA or NIA, from its 4-bit identifier.
 
     Source: 3GPP TS 33.501 clause 5.11.1.1 (ciphering: 0000 NEA0 null, 0001 128-NEA1 SNOW 3G,
-    0010 128-NEA2 AES, 0011 128-NEA3 ZUC) and clause 5.11.1.2 (integrity: NIA0 ... 128-NIA3);
-    TS 33.401 clause 5.1.3 uses the same identifiers for EEA/EIA. Identifiers 4..15 are
-    reserved.
+    0010 128-NEA2 AES, 0011 128-NEA3 ZUC) and clause 5.11.1.2 (integrity: NIA0 ... 128-NIA3).
+    Identifiers 4..15 are reserved. Only the 5G names are returned: LTE's TS 33.401
+    (clauses 5.1.3.2 and 5.1.4.2) gives the same identifiers the names EEA0, 128-EEA1..3 and
+    EIA0, 128-EIA1..3, so for LTE read "E" for "N" in the result (identifier 2 ciphering is
+    128-EEA2 in LTE, 128-NEA2 in 5G).
 
     Args:
-        algorithm_type: "ciphering" or "integrity".
+        algorithm_type: "ciphering" (NEA) or "integrity" (NIA).
         identifier: algorithm identifier, integer 0..3.
 
     Returns:
-        The algorithm name, for example "128-NEA2".
+        The 5G algorithm name, for example "128-NEA2".
     """
     kind = check.str_choice("algorithm_type", algorithm_type, tuple(_ALGORITHMS))
     names = _ALGORITHMS[kind]

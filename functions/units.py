@@ -12,7 +12,17 @@ import math
 def _finite_number(name: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError(f"{name} must be a finite number; got {type(value).__name__} {value!r}")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        # An int beyond the float range (about 1.8e308); its digits are not printed, as there
+        # may be more of them than Python converts to a string.
+        exponent = round(math.log10(abs(value)))  # log10 takes an int of any size
+        sign = "-" if value < 0 else ""
+        raise ValueError(
+            f"{name} must be a finite number; got an integer of about {sign}10^{exponent}, "
+            "too large for a float"
+        ) from None
     if not math.isfinite(number):
         raise ValueError(f"{name} must be a finite number; got {value!r}")
     return number

@@ -146,7 +146,7 @@ def test_max_resource_blocks_default_is_fr1(fn: ModuleType) -> None:
             "'FR1', 'FR2' \\(case-sensitive\\)",
             id="lowercase-fr",
         ),
-        pytest.param({"bandwidth_mhz": 20.0, "scs_khz": 30}, "bandwidth_mhz", id="float-bw"),
+        pytest.param({"bandwidth_mhz": 20.5, "scs_khz": 30}, "bandwidth_mhz", id="float-bw"),
     ],
 )
 def test_max_resource_blocks_rejects(

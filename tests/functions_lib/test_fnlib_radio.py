@@ -46,28 +46,31 @@ def test_free_space_path_loss_rejects(fn: ModuleType, kwargs: dict[str, object])
         fn.free_space_path_loss(**kwargs)
 
 
-# TR 38.901 Table 7.4.1-1; d'_BP = 4 (h_BS - 1)(h_UT - 1) f_c / c.
+# TR 38.901 Table 7.4.1-1; d'_BP = 4 (h_BS - 1)(h_UT - 1) f_c / c, c = 3.0e8 m/s (note 1).
+C_BP = 3.0e8
+
+
 @pytest.mark.parametrize(
     ("args", "db"),
     [
-        # UMa LOS PL1: 28 + 22 log10(102.724) + 20 log10(3.5); d'_BP = 560.39 m.
+        # UMa LOS PL1: 28 + 22 log10(102.724) + 20 log10(3.5); d'_BP = 560 m.
         pytest.param(("UMa", 3.5, 100, 25, 1.5, True), 83.13815667685238, id="UMa-LOS-PL1"),
         # UMa LOS PL2 beyond d'_BP: 28 + 40 log10(d3D) + 20 log10 fc - 9 log10(dBP^2 + 23.5^2).
-        pytest.param(("UMa", 3.5, 1000, 25, 1.5, True), 109.4064943460271, id="UMa-LOS-PL2"),
+        pytest.param(("UMa", 3.5, 1000, 25, 1.5, True), 109.41189477469499, id="UMa-LOS-PL2"),
         # UMa NLOS: PL' = 13.54 + 39.08 log10(1000.276) + 20 log10(3.5) exceeds LOS.
         pytest.param(("UMa", 3.5, 1000, 25, 1.5, False), 141.66604604998784, id="UMa-NLOS"),
         # UMa NLOS at 10 m: PL' = 79.415 > PL_LOS.
         pytest.param(("UMa", 3.5, 10, 25, 1.5, False), 79.41501216207544, id="UMa-NLOS-10m"),
-        # UMa LOS at 5 km, 0.5 GHz, h_UT 22.5 m: d'_BP = 3442.4 m, PL2.
-        pytest.param(("UMa", 0.5, 5000, 25, 22.5, True), 106.2747384715689, id="UMa-edges"),
-        # UMa LOS 28 GHz: d'_BP = 4483.1 m < 5000 m, PL2.
-        pytest.param(("UMa", 28, 5000, 25, 1.5, True), 139.1736310864457, id="UMa-28GHz-5km"),
-        # UMi LOS PL1: 32.4 + 21 log10(200.18) + 20 log10(28); d'_BP = 1681.2 m.
+        # UMa LOS at 5 km, 0.5 GHz, h_UT 22.5 m: d'_BP = 3440 m, PL2.
+        pytest.param(("UMa", 0.5, 5000, 25, 22.5, True), 106.2801484009648, id="UMa-edges"),
+        # UMa LOS 28 GHz: d'_BP = 4480 m < 5000 m, PL2.
+        pytest.param(("UMa", 28, 5000, 25, 1.5, True), 139.17904086994622, id="UMa-28GHz-5km"),
+        # UMi LOS PL1: 32.4 + 21 log10(200.18) + 20 log10(28); d'_BP = 1680 m.
         pytest.param(("UMi", 28, 200, 10, 1.5, True), 109.67301977227746, id="UMi-LOS-PL1"),
         # UMi NLOS: 35.3 log10(200.18) + 22.4 + 21.3 log10(28).
         pytest.param(("UMi", 28, 200, 10, 1.5, False), 134.4646578691982, id="UMi-NLOS"),
-        # UMi LOS PL2: d'_BP = 210.15 m at 3.5 GHz.
-        pytest.param(("UMi", 3.5, 500, 10, 1.5, True), 107.10804931582909, id="UMi-LOS-PL2"),
+        # UMi LOS PL2: d'_BP = 210 m at 3.5 GHz.
+        pytest.param(("UMi", 3.5, 500, 10, 1.5, True), 107.11375046601326, id="UMi-LOS-PL2"),
         pytest.param(("UMi", 2, 15, 10, 1.5, False), 72.46253979472418, id="UMi-NLOS-15m"),
     ],
 )
@@ -81,7 +84,7 @@ def test_path_loss_38901_continuous_at_breakpoint(
     fn: ModuleType, scenario: str, h_bs: float
 ) -> None:
     f_ghz, h_ut = 3.5, 1.5
-    d_bp = 4 * (h_bs - 1) * (h_ut - 1) * f_ghz * 1e9 / C  # UMa 560.39 m, UMi 210.15 m
+    d_bp = 4 * (h_bs - 1) * (h_ut - 1) * f_ghz * 1e9 / C_BP  # UMa 560 m, UMi 210 m
     kwargs = {"scenario": scenario, "frequency_ghz": f_ghz, "h_bs_m": h_bs, "h_ut_m": h_ut}
     at_bp = fn.path_loss_38901(distance_2d_m=d_bp, los=True, **kwargs)
     just_after = fn.path_loss_38901(distance_2d_m=d_bp * (1 + 1e-9), los=True, **kwargs)
