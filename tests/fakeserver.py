@@ -2,10 +2,17 @@
 
 It answers every item of a dataset from the ground truth: the item is found by its question
 text (and, when questions repeat, by the functions offered). With tools in the request it
-returns structured tool calls (wire names, as a server would); without, Python call text, as
-prompt mode asks. Faults are injected by item id (one per successive request of that item),
-by request number (a schedule), or for every request, so that the runner's retry layer, its
-stop rules and the doctor's diagnoses can be tested against the real SDKs.
+returns structured tool calls under the names offered, as a server would; without, Python call
+text, as prompt mode asks.
+
+It is an oracle, so it shares no code with what it tests: it reads the ground truth through
+the dataset loader only, finds each expected function among the offered tools by position
+and description (never by re-deriving a wire name), and refuses tool names the OpenAI API
+refuses, as the real server would.
+
+Faults are injected by item id (one per successive request of that item), by request number
+(a schedule), or for every request, so that the runner's retry layer, its stop rules and the
+doctor's diagnoses can be tested against the real SDKs.
 
 Run it alone for the benchmark:
     python tests/fakeserver.py --port 0 --latency 0.1 [--data DIR]
@@ -17,6 +24,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import re
 import socket
 import sys
 import threading
@@ -32,7 +40,11 @@ if __name__ == "__main__":  # run as a script: make the package importable
 
 from tfce_eval.dataset.load import Dataset, load_dataset
 from tfce_eval.model import Item
-from tfce_eval.schema.wire import canonical_kind, wire_names
+
+#: The tool names the OpenAI and Anthropic APIs accept.
+TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+_INTEGER_TYPES = {"integer", "int", "long", "short", "byte"}
+_BOOLEAN_TYPES = {"boolean", "bool"}
 
 #: The faults the server knows. Conditional ones apply only when the request has the field.
 FAULTS = (
@@ -84,10 +96,11 @@ class Logged:
 
 def _coerce(value: Any, schema: object) -> Any:
     """The ground-truth value in the declared type, as a well-behaved model would send it."""
-    kind = canonical_kind(schema.get("type")) if isinstance(schema, Mapping) else None
-    if kind == "boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
+    declared = schema.get("type") if isinstance(schema, Mapping) else None
+    kind = declared.strip().lower() if isinstance(declared, str) else None
+    if kind in _BOOLEAN_TYPES and isinstance(value, str) and value.lower() in ("true", "false"):
         return value.lower() == "true"
-    if kind == "integer" and isinstance(value, float) and value.is_integer():
+    if kind in _INTEGER_TYPES and isinstance(value, float) and value.is_integer():
         return int(value)
     return value
 
@@ -185,10 +198,9 @@ class FakeServer:
         candidates = self._by_question.get(_text(users[-1].get("content")), [])
         if len(candidates) <= 1:
             return candidates[0] if candidates else None
-        offered = _offered_names(body, api)
+        offered = _offered_tools(body, api)
         for item in candidates:
-            names = set(wire_names(item.functions).values()) | {f.name for f in item.functions}
-            if offered and offered <= names:
+            if offered and _tools_match(offered, item):
                 return item
             if not offered and all(
                 f.name in _text(body.get("system", "")) + json.dumps(messages, ensure_ascii=False)
@@ -227,14 +239,67 @@ def _text(content: Any) -> str:
     return json.dumps(content, ensure_ascii=False)
 
 
-def _offered_names(body: Mapping[str, Any], api: str) -> set[str]:
-    names = set()
+def _offered_tools(body: Mapping[str, Any], api: str) -> list[dict[str, Any]]:
+    """The tools of a request as `{"name", "description", "parameters"}`, in order."""
+    tools = []
     for tool in body.get("tools") or []:
-        if api == "openai":
-            names.add(tool.get("function", {}).get("name"))
-        else:
-            names.add(tool.get("name"))
-    return names
+        if not isinstance(tool, Mapping):
+            continue
+        inner = tool.get("function", {}) if api == "openai" else tool
+        if not isinstance(inner, Mapping):
+            continue
+        schema = inner.get("parameters" if api == "openai" else "input_schema")
+        tools.append(
+            {
+                "name": inner.get("name"),
+                "description": inner.get("description"),
+                "parameters": schema if isinstance(schema, Mapping) else {},
+            }
+        )
+    return tools
+
+
+def _distinct_docs(item: Item) -> list[Any]:
+    """The item's docs in order, a repeated name once (a function is offered once)."""
+    seen: dict[str, Any] = {}
+    for doc in item.functions:
+        seen.setdefault(doc.name, doc)
+    return list(seen.values())
+
+
+def _tools_match(offered: list[dict[str, Any]], item: Item) -> bool:
+    """The offered tools are the item's functions: same count, descriptions and parameters."""
+    docs = _distinct_docs(item)
+    return len(docs) == len(offered) and all(
+        tool["description"] == doc.description
+        and set(tool["parameters"].get("properties") or {}) == set(doc.properties)
+        for tool, doc in zip(offered, docs, strict=True)
+    )
+
+
+def offered_names(body: Mapping[str, Any], api: str, item: Item) -> dict[str, str]:
+    """The name each of the item's functions was offered under (the n-th doc, the n-th tool)."""
+    offered = _offered_tools(body, api)
+    return {
+        doc.name: tool["name"]
+        for doc, tool in zip(_distinct_docs(item), offered, strict=False)
+        if isinstance(tool["name"], str)
+    }
+
+
+def tool_name_problem(body: Mapping[str, Any], api: str) -> str | None:
+    """What the real API says about bad or repeated tool names; None when they are fine."""
+    names = [t["name"] for t in _offered_tools(body, api)]
+    for i, name in enumerate(names):
+        where = f"tools[{i}].function.name" if api == "openai" else f"tools.{i}.name"
+        if not isinstance(name, str) or not TOOL_NAME.fullmatch(name):
+            return (
+                f"Invalid '{where}': string does not match pattern. Expected a string "
+                "that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'."
+            )
+        if name in names[:i]:
+            return f"Invalid '{where}': tool names must be unique ({name!r} repeats)."
+    return None
 
 
 def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
@@ -311,6 +376,10 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             if fault is None and cfg.models is not None and body.get("model") not in cfg.models:
                 fault = "404"
             if self._error(api, fault):
+                return
+            problem = tool_name_problem(body, api)
+            if problem is not None:
+                self._send(400, _error_body(api, "invalid_request_error", problem))
                 return
             if item is None:
                 self._send(
@@ -424,8 +493,8 @@ def _answer(api: str, body: Mapping[str, Any], item: Item, fault: str | None) ->
         calls = calls[:1]
     fc = bool(body.get("tools"))
     if fc:
-        wire = wire_names(item.functions)
-        calls = [(wire.get(name, name), args) for name, args in calls]
+        offered = offered_names(body, api, item)
+        calls = [(offered.get(name, name), args) for name, args in calls]
     text = python_text(calls) if calls else "[]"
     if fault == "truncated":
         text = text[: len(text) // 2]

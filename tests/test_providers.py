@@ -506,3 +506,28 @@ def test_providers_and_run_import_without_cycles_or_function_level_imports(packa
 
     for name in graph:
         assert cycle_from(name, name, (name,)) is None, " -> ".join(cycle_from(name, name, (name,)))
+
+
+# --- the fake server is an independent oracle ----------------------------------------------
+
+FAKESERVER = Path(__file__).parent / "fakeserver.py"
+
+
+def test_the_fake_server_shares_no_code_with_what_it_tests():
+    used = {name for name, _ in _imports(FAKESERVER)}
+    # Only what it reads the ground truth with: the loader and the records it returns.
+    allowed = {"tfce_eval.dataset.load", "tfce_eval.model"}
+    assert {n for n in used if not n.startswith(tuple(f"{a}." for a in allowed))} <= allowed
+
+
+@pytest.mark.parametrize("sdk", ["openai", "anthropic"])
+def test_the_fake_server_refuses_tool_names_the_apis_refuse(server, dataset, sdk):
+    item = dataset.get("run_parallel_1")  # offered as units_dbm_to_watts
+    url = server.base_url if sdk == "openai" else server.root_url
+    provider = make_provider(f"{sdk}/m", base_url=url, env={})
+    request = provider.build_request(item, RequestOptions(), Mode.FC)
+    tool = request["tools"][0]
+    (tool["function"] if sdk == "openai" else tool)["name"] = "units.dbm_to_watts"
+    error = asyncio.run(_send_once(provider, request))
+    assert error is not None and (error.kind, error.status) == (ErrorKind.ITEM, 400)
+    assert "does not match pattern" in error.message
