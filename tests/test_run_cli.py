@@ -16,8 +16,8 @@ from fakeserver import FakeConfig, FakeServer
 
 from tfce_eval.cli.run import run_command
 from tfce_eval.dataset.load import load_dataset
-from tfce_eval.exec.executor import CheckMode
 from tfce_eval.run.runner import RunConfig, run_eval
+from tfce_eval.scoring.options import CheckMode
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).parent / "fixtures" / "run_small"

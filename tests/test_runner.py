@@ -12,11 +12,11 @@ from fakeserver import FakeConfig, FakeServer
 
 from tfce_eval.dataset.load import load_dataset
 from tfce_eval.errors import RunError, UsageError
-from tfce_eval.exec.executor import CheckMode
 from tfce_eval.model import Category
 from tfce_eval.providers import Mode, RequestOptions
 from tfce_eval.run.retry import RetryPolicy
 from tfce_eval.run.runner import RunConfig, dump_request, run_eval, select_ids
+from tfce_eval.scoring.options import CheckMode
 
 DATA = Path(__file__).parent / "fixtures" / "run_small"
 FAST_RETRY = RetryPolicy(max_retries=2, base_delay_s=0.01, max_delay_s=0.05)
