@@ -82,7 +82,7 @@ def make_run(
 
 
 # simple 8/10, multiple 1/4: micro 9/14 = 64.3 %, macro (80 + 25) / 2 = 52.5 %.
-BASIC = {
+BASIC: dict[str, list[Any]] = {
     "simple": [True] * 8 + ["value_error", "wrong_count"],
     "multiple": [True, "value_error", "value_error", "request_error"],
 }
@@ -126,12 +126,19 @@ def test_micro_and_macro_differ_and_are_labelled(basic: RunView) -> None:
     summary = basic.summary
     assert summary["overall"]["micro"]["accuracy"] == pytest.approx(9 / 14)
     assert summary["overall"]["macro"]["accuracy"] == pytest.approx(0.525)
-    for fmt in (ReportFormat.TABLE, ReportFormat.MD, ReportFormat.HTML):
+    for fmt in (ReportFormat.MD, ReportFormat.HTML):
         text = render([basic], fmt)
         assert "overall (micro, item-weighted)" in text
         assert "overall (macro, mean of categories)" in text
         assert "64.3%" in text
         assert "52.5%" in text
+    # The terminal keeps its labels short and says what they mean below the table.
+    table = render([basic], ReportFormat.TABLE)
+    micro = next(line for line in table.splitlines() if line.startswith("overall (micro) "))
+    macro = next(line for line in table.splitlines() if line.startswith("overall (macro) "))
+    assert "64.3%" in micro and "52.5%" in macro
+    assert "overall (micro): every item counts once" in table
+    assert "overall (macro): the mean of the categories' accuracies" in table
     data = json.loads(render([basic], ReportFormat.JSON))
     overall = data["runs"][0]["overall"]
     assert overall["micro"]["accuracy"] == pytest.approx(9 / 14)
@@ -157,9 +164,12 @@ def test_request_errors_are_apart_from_model_errors(basic: RunView) -> None:
     multiple = data["runs"][0]["categories"]["multiple"]
     assert multiple["model_errors"] == {"value_error": 2}
     assert multiple["request_errors"] == 1
-    table = render([basic], ReportFormat.TABLE)
-    assert "value_error 2" in table
-    assert "request_error" not in table.split("Failures")[0]
+    table = render([basic], ReportFormat.TABLE).splitlines()
+    # error x (simple, multiple, parallel, parallel_multiple, all)
+    assert ["value_error", "1", "2", "N/A", "N/A", "3"] in [line.split() for line in table]
+    assert ["model", "errors", "2", "2", "N/A", "N/A", "4"] in [line.split() for line in table]
+    # request errors: a row of their own, after the model errors' total
+    assert ["request_error", "0", "1", "N/A", "N/A", "1"] in [line.split() for line in table]
 
 
 # ---- every format from the same summary ----------------------------------------------------
@@ -376,11 +386,11 @@ def test_markdown_cells_escape_pipes_and_html(tmp_path: Path) -> None:
 # ---- two runs -------------------------------------------------------------------------------
 
 # simple: 10 only A right, 2 only B right, 3 both right, 1 both wrong -> exact p = 0.0386.
-PAIR_A = {
+PAIR_A: dict[str, list[Any]] = {
     "simple": [True] * 10 + ["value_error"] * 2 + [True] * 3 + ["no_call"],
     "multiple": [True, True],
 }
-PAIR_B = {
+PAIR_B: dict[str, list[Any]] = {
     "simple": ["value_error"] * 10 + [True] * 2 + [True] * 3 + ["no_call"],
     "multiple": [True, True, True],
 }
@@ -405,9 +415,15 @@ def test_two_runs_get_a_paired_section(tmp_path: Path) -> None:
     assert rows["parallel"]["note"] == "not run in either run"
     for fmt in (ReportFormat.TABLE, ReportFormat.MD, ReportFormat.HTML):
         text = render([a, b], fmt)
-        assert "Paired comparison: A = a, B = b" in text
+        if fmt is ReportFormat.TABLE:  # the legend names the runs A and B above the tables
+            assert "A = a\n" in text and "B = b\n" in text
+            assert "Paired comparison of A and B" in text
+        else:
+            assert "Paired comparison: A = a, B = b" in text
         assert "0.0386" in text
-        assert "only A right" in text and "McNemar" in text
+        assert "McNemar" in text
+        # The terminal stacks a long header over narrow figures.
+        assert ("only A" if fmt is ReportFormat.TABLE else "only A right") in text
     rows_csv = [
         r
         for r in csv.DictReader(io.StringIO(render([a, b], ReportFormat.CSV)))

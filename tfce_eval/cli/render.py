@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable
 
@@ -16,9 +17,9 @@ PIPE_WIDTH = 140
 
 
 def stdout_console() -> Console:
-    """A console on stdout: the terminal's width, or a fixed width when piped."""
+    """A console on stdout: the terminal's width; when piped, $COLUMNS or a fixed width."""
     console = Console(file=sys.stdout)
-    if not console.is_terminal:
+    if not console.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
         console = Console(file=sys.stdout, width=PIPE_WIDTH)
     return console
 

@@ -231,7 +231,8 @@ def breakdown_grid(report: Report) -> Grid:
     return Grid("Error breakdown", tuple(columns), tuple(rows), (note,))
 
 
-def usage_grid(report: Report) -> Grid | None:
+def usage_grid(report: Report, names: Sequence[str] | None = None) -> Grid | None:
+    """Tokens, latency and cost per run; `names`: how to call the runs (default: their names)."""
     runs = report.runs
     if not any(r.tokens or r.latency_s or r.cost_usd is not None for r in runs):
         return None
@@ -245,10 +246,10 @@ def usage_grid(report: Report) -> Grid | None:
     if report.prices is not None:
         columns.append(Column("cost (USD)"))
     rows: list[tuple[tuple[str, ...], RowKind]] = []
-    for r in runs:
+    for r, name in zip(runs, names or [r.name for r in runs], strict=True):
         tokens, latency = r.tokens or {}, r.latency_s or {}
         cells = [
-            r.name,
+            name,
             integer(tokens.get("input")),
             integer(tokens.get("output")),
             seconds(latency.get("median")),

@@ -7,40 +7,110 @@ as rich markup (`[bold]` in a model's answer must print as typed).
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
+from dataclasses import replace
 
 from rich import box
-from rich.console import Console, Group, RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from tfce_eval.report.compact import Shape, accuracy_shapes, error_shapes, legend, run_labels
 from tfce_eval.report.failures import Failure, RunFailures
-from tfce_eval.report.layout import Grid, RowKind, grids, meta_lines
+from tfce_eval.report.layout import Column, Grid, RowKind, paired_grid, usage_grid
 from tfce_eval.report.model import Report
 
 _ROW_STYLE = {RowKind.CATEGORY: "", RowKind.NOT_RUN: "dim", RowKind.OVERALL: "bold"}
+#: Narrowest a stacked header is made, so that short labels stay on one line.
+_HEADER_MIN = 8
+#: Wide enough that measuring a table never wraps it.
+_UNBOUNDED = 10_000
 
 
-def _table(grid: Grid) -> RenderableType:
+def _stacked(label: str, cells: Sequence[str]) -> str:
+    """A numeric column's label in lines no wider than its figures (breaks at spaces and `_`).
+
+    Figures never wrap, so a long label would otherwise make the column, and the table,
+    wider than its numbers need.
+    """
+    pieces = [(part, j == 0) for word in label.split(" ") for j, part in enumerate(_parts(word))]
+    width = max(_HEADER_MIN, *(cell_len(c) for c in cells), *(cell_len(p) for p, _ in pieces))
+    lines: list[str] = []
+    current = ""
+    for piece, starts_word in pieces:
+        joined = current + (" " if starts_word and current else "") + piece
+        if current and cell_len(joined) > width:
+            lines.append(current)
+            current = piece
+        else:
+            current = joined
+    return "\n".join([*lines, current])
+
+
+def _parts(word: str) -> list[str]:
+    """`parallel_multiple` -> `parallel_`, `multiple`: where a header may break in a word."""
+    parts = [p + "_" for p in word.split("_")]
+    parts[-1] = parts[-1][:-1]
+    return [p for p in parts if p]
+
+
+def _header(col: Column, index: int, grid: Grid) -> str:
+    label = col.label
+    if col.numeric:
+        label = _stacked(label, [cells[index] for cells, _ in grid.rows])
+    if col.group is None:
+        return label
+    # A run's letter above the first column of its group only.
+    first = index == 0 or grid.columns[index - 1].group != col.group
+    return f"{col.group if first else ''}\n{label}"
+
+
+def _grid_table(grid: Grid) -> Table | None:
+    """The grid as a rich table whose figures never wrap and are never cut."""
+    if not grid.columns:
+        return None
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
+    for i, col in enumerate(grid.columns):
+        # Figures never wrap; text (names, notes) folds rather than being cut.
+        table.add_column(
+            Text(_header(col, i, grid)),
+            justify="right" if col.numeric else "left",
+            no_wrap=col.numeric,
+            overflow="fold",
+        )
+    for cells, kind in grid.rows:
+        table.add_row(*(Text(c) for c in cells), style=_ROW_STYLE[kind])
+    return table
+
+
+def _grid(grid: Grid, table: Table | None = None) -> RenderableType:
     parts: list[RenderableType] = [Text(grid.title, style="bold underline")]
-    if grid.columns:
-        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-        for i, col in enumerate(grid.columns):
-            header = f"{col.group}\n{col.label}" if col.group else col.label
-            # The first column names the row ("overall (micro, item-weighted)"): keep it whole.
-            table.add_column(
-                Text(header), justify="right" if col.numeric else "left", no_wrap=i == 0
-            )
-        for cells, kind in grid.rows:
-            texts = [
-                Text(c.replace(", ", "\n") if col.listing else c)
-                for col, c in zip(grid.columns, cells, strict=True)
-            ]
-            table.add_row(*texts, style=_ROW_STYLE[kind])
+    table = table or _grid_table(grid)
+    if table is not None:
         parts.append(table)
     parts.extend(Text(note, style="italic") for note in grid.notes)
     parts.append(Text(""))
     return Group(*parts)
+
+
+class Fit:
+    """The first of several shapes of a table set whose every table fits the console's width."""
+
+    def __init__(self, shapes: Sequence[Shape]) -> None:
+        self.shapes = [[(g, _grid_table(g)) for g in shape] for shape in shapes]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        unbounded = options.update_width(_UNBOUNDED)
+        chosen = self.shapes[-1]
+        for shape in self.shapes:
+            widths = [console.measure(t, options=unbounded).maximum for _, t in shape if t]
+            if all(w <= options.max_width for w in widths):
+                chosen = shape
+                break
+        for grid, table in chosen:
+            yield _grid(grid, table)
 
 
 def _failures(runs: tuple[RunFailures, ...], per_category: int) -> RenderableType:
@@ -81,9 +151,25 @@ def _failure(f: Failure) -> RenderableType:
 
 
 def table_renderable(report: Report) -> RenderableType:
-    parts: list[RenderableType] = [Text(line) for line in meta_lines(report)]
+    """The terminal report: legend, accuracy, errors, usage, paired test, failures.
+
+    Each table takes the widest of its shapes that fits the console it is printed on.
+    """
+    parts: list[RenderableType] = []
+    for heading, details in legend(report):
+        parts.append(Text(heading, style="bold" if details else ""))
+        if details:
+            parts.append(Padding(Text(details), (0, 0, 0, 4)))
     parts.append(Text(""))
-    parts.extend(_table(g) for g in grids(report, breakdown=False))
+    parts.append(Fit(accuracy_shapes(report)))
+    parts.extend(Fit(shapes) for shapes in error_shapes(report))
+    usage = usage_grid(report, run_labels(report))
+    if usage is not None:
+        parts.append(_grid(usage))
+    paired = paired_grid(report)
+    if paired is not None:
+        # The legend names A and B in full; the title need not repeat the names.
+        parts.append(_grid(replace(paired, title="Paired comparison of A and B")))
     if report.failures:
         parts.append(_failures(report.failures, report.failures_per_category))
     return Group(*parts)
