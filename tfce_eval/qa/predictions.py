@@ -1,0 +1,233 @@
+"""Predictions files for `score` (Q5), and the outputs a model run hands to the scorer.
+
+A predictions file is JSON Lines, one object per answered item:
+`{"id" or "question_id", "response": "<model text>"}` or `{"id", "answer": <label,
+true/false or text>}`, with optional `"retrieved": [{"chunk_id", "source", "score"}, ...]`
+(rank order; plain chunk ids also do), `"evidence": [chunk ids]` (QASPER's cited
+paragraphs), `"context"` and `"error"` (the request failed: a request error).
+
+The file is data from elsewhere, so it is read within bounds: a line longer than 1 MB or
+nested deeper than 64 levels is refused with one clear line, as is a line that is not a
+JSON object, an id the dataset lacks, or a line with neither a response nor an answer.
+An id given twice warns; the later line counts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tfce_eval.errors import DataError
+
+#: The longest line read (bytes), and the deepest nesting accepted.
+MAX_LINE = 1 << 20
+MAX_DEPTH = 64
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievedChunk:
+    """One chunk a retriever returned for an item; `source` names its spec where known."""
+
+    chunk_id: str
+    source: str = ""
+    score: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QaOutput:
+    """One item's output: the model's text or its direct answer, or the request's error.
+
+    `answer` is a direct answer (a tool argument, a predictions file's "answer"); when it is
+    None the `response` text is extracted as Q3 says. `line` is the file line it came from.
+    """
+
+    id: str
+    response: str | None = None
+    answer: object = None
+    error: str | None = None
+    retrieved: tuple[RetrievedChunk, ...] | None = None
+    evidence: tuple[str, ...] | None = None
+    context: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Predictions:
+    """The outputs read from a predictions file, its digest, and what the reader noticed."""
+
+    path: str
+    outputs: tuple[QaOutput, ...]
+    sha256: str
+    warnings: tuple[str, ...] = ()
+
+
+def _too_deep(value: Any) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node)
+    return False
+
+
+def _lines(path: Path, digest: Any) -> Iterator[tuple[int, bytes]]:
+    where = str(path)
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise DataError(f"cannot read: {exc.strerror}", path=where) from None
+    with handle:
+        number = 0
+        while True:
+            raw = handle.readline(MAX_LINE + 1)
+            if not raw:
+                return
+            number += 1
+            if len(raw) > MAX_LINE:
+                raise DataError(
+                    f"line longer than {MAX_LINE} bytes",
+                    path=where,
+                    line=number,
+                    hint="each line must be one prediction object; is this a JSON Lines file?",
+                )
+            digest.update(raw)
+            yield number, raw
+
+
+def _parse_line(where: str, number: int, raw: bytes) -> dict[str, Any] | None:
+    try:
+        text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+    except UnicodeDecodeError:
+        raise DataError("not UTF-8", path=where, line=number, hint="save as UTF-8") from None
+    if not text.strip():
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(
+            f"not JSON: {exc.msg}", path=where, line=number, hint="one JSON object per line"
+        ) from None
+    except RecursionError:
+        value = None
+        deep = True
+    else:
+        deep = text.count("[") + text.count("{") > MAX_DEPTH and _too_deep(value)
+    if deep:
+        raise DataError(
+            f"nested deeper than {MAX_DEPTH} levels",
+            path=where,
+            line=number,
+            hint="a prediction is a flat object: id, response or answer, retrieved",
+        )
+    if not isinstance(value, dict):
+        raise DataError(
+            "a prediction must be a JSON object",
+            path=where,
+            line=number,
+            hint='write {"id": ..., "response": ...} or {"id": ..., "answer": ...}',
+        )
+    return value
+
+
+def _retrieved(where: str, number: int, value: Any) -> tuple[RetrievedChunk, ...]:
+    hint = 'write "retrieved": [{"chunk_id": ..., "source": ..., "score": ...}, ...]'
+    if not isinstance(value, list):
+        raise DataError("retrieved must be a list", path=where, line=number, hint=hint)
+    chunks = []
+    for entry in value:
+        if isinstance(entry, str):
+            chunks.append(RetrievedChunk(entry))
+            continue
+        if not isinstance(entry, dict) or not isinstance(entry.get("chunk_id"), str | int):
+            raise DataError(
+                "each retrieved chunk needs a chunk_id", path=where, line=number, hint=hint
+            )
+        score = entry.get("score")
+        chunks.append(
+            RetrievedChunk(
+                str(entry["chunk_id"]),
+                str(entry.get("source") or ""),
+                float(score) if isinstance(score, int | float) else None,
+            )
+        )
+    return tuple(chunks)
+
+
+def _output(where: str, number: int, rec: dict[str, Any]) -> QaOutput:
+    raw_id = rec.get("id", rec.get("question_id"))
+    if not isinstance(raw_id, str | int) or isinstance(raw_id, bool) or raw_id == "":
+        raise DataError(
+            "no id", path=where, line=number, hint='give each line its "id" (or "question_id")'
+        )
+    response, answer, error = rec.get("response"), rec.get("answer"), rec.get("error")
+    if response is not None and not isinstance(response, str):
+        raise DataError("response must be text", path=where, line=number, item_id=str(raw_id))
+    if response is None and answer is None and not error:
+        raise DataError(
+            "neither a response nor an answer",
+            path=where,
+            line=number,
+            item_id=str(raw_id),
+            hint='add "response" (the model\'s text) or "answer" (label, true/false or text)',
+        )
+    evidence = rec.get("evidence")
+    if evidence is not None and not (
+        isinstance(evidence, list) and all(isinstance(e, str | int) for e in evidence)
+    ):
+        raise DataError(
+            "evidence must be a list of chunk ids", path=where, line=number, item_id=str(raw_id)
+        )
+    context = rec.get("context")
+    return QaOutput(
+        id=str(raw_id),
+        response=response,
+        answer=answer,
+        error=str(error) if error else None,
+        retrieved=None
+        if rec.get("retrieved") is None
+        else _retrieved(where, number, rec["retrieved"]),
+        evidence=None if evidence is None else tuple(str(e) for e in evidence),
+        context=None if context is None else str(context),
+        line=number,
+    )
+
+
+def read_predictions(path: str | Path, known_ids: set[str] | frozenset[str]) -> Predictions:
+    """Every prediction of a file, checked against the dataset's ids (a DataError naming the
+    line on the first bad one; nothing is scored or written then)."""
+    file = Path(path)
+    where = str(file)
+    digest = hashlib.sha256()
+    seen: dict[str, QaOutput] = {}
+    repeated: list[str] = []
+    for number, raw in _lines(file, digest):
+        rec = _parse_line(where, number, raw)
+        if rec is None:
+            continue
+        output = _output(where, number, rec)
+        if output.id not in known_ids:
+            raise DataError(
+                f"id {output.id!r} is not in the dataset",
+                path=where,
+                line=number,
+                hint="score predictions against the dataset and split they were made for",
+            )
+        if output.id in seen:
+            repeated.append(output.id)
+        seen[output.id] = output
+    warnings: list[str] = []
+    if repeated:
+        first = ", ".join(list(dict.fromkeys(repeated))[:3])
+        warnings.append(
+            f"{len(repeated)} predictions repeat an id given earlier ({first}); "
+            "the later line counts"
+        )
+    return Predictions(where, tuple(seen.values()), digest.hexdigest(), tuple(warnings))

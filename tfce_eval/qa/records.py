@@ -1,0 +1,177 @@
+"""One scored item (a line of scores.jsonl, Q6) and how it is made from an output.
+
+mc and tf items are right or wrong: the extracted label or verdict equals the reference.
+Open items always get the lexical scores (exact match, token F1 after SQuAD normalisation)
+and, when a judge grades them, a score of 1 / 0.5 / 0. `error_type` says why an item has no
+proper answer: `parse_error` (nothing could be read: counted wrong), `request_error` (the
+model was not asked or did not answer, a prediction missing from the file included:
+counted wrong, reported apart), `ungraded` (the judge failed or gave no grade: left out of
+the judge's mean).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+
+from tfce_eval.qa.extract import Extraction, extract_answer, read_answer
+from tfce_eval.qa.items import AnswerType, QaItem, normalise_spec, same_spec
+from tfce_eval.qa.judge import Grade
+from tfce_eval.qa.lexical import exact_match, token_f1
+from tfce_eval.qa.predictions import QaOutput, RetrievedChunk
+from tfce_eval.qa.qasper import evidence_f1
+
+#: What a record of a prediction the file lacks says.
+MISSING = "no prediction for this item"
+
+
+class ErrorType(StrEnum):
+    """Why an item has no proper answer."""
+
+    PARSE_ERROR = "parse_error"
+    REQUEST_ERROR = "request_error"
+    UNGRADED = "ungraded"
+
+
+@dataclass(frozen=True, slots=True)
+class QaScore:
+    """One item's score, as scores.jsonl holds it."""
+
+    id: str
+    answer_type: AnswerType
+    extracted: str | None
+    correct: bool | None
+    score: float | None
+    error_type: ErrorType | None
+    error: str | None
+    difficulty: str
+    series: str
+    spec: str
+    release: str
+    reference: str
+    grade: Grade | None = None
+    exact_match: float | None = None
+    token_f1: float | None = None
+    evidence_f1: float | None = None
+    canonical_hit: bool | None = None
+    chunk_hit: bool | None = None
+    missing: bool = False
+    context: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The scores.jsonl record (enums as their strings)."""
+        return {
+            "id": self.id,
+            "answer_type": str(self.answer_type),
+            "extracted": self.extracted,
+            "correct": self.correct,
+            "score": self.score,
+            "error_type": None if self.error_type is None else str(self.error_type),
+            "error": self.error,
+            "difficulty": self.difficulty,
+            "series": self.series,
+            "spec": self.spec,
+            "release": self.release,
+            "reference": self.reference,
+            "grade": None if self.grade is None else str(self.grade),
+            "exact_match": self.exact_match,
+            "token_f1": self.token_f1,
+            "evidence_f1": self.evidence_f1,
+            "canonical_hit": self.canonical_hit,
+            "chunk_hit": self.chunk_hit,
+            "missing": self.missing,
+            "context": self.context,
+        }
+
+
+def _chunk_spec(chunk: RetrievedChunk) -> str:
+    return normalise_spec(chunk.source) or normalise_spec(chunk.chunk_id)
+
+
+def hits(
+    item: QaItem, retrieved: Sequence[RetrievedChunk] | None, k: int
+) -> tuple[bool | None, bool | None]:
+    """(canonical hit, chunk hit) of the top k chunks in the order given; None where the
+    item has no retrieval, or no canonical spec / gold chunk to hit."""
+    if retrieved is None:
+        return None, None
+    top = retrieved[:k]
+    canonical = any(same_spec(item.spec, _chunk_spec(c)) for c in top) if item.spec else None
+    chunk = any(c.chunk_id in item.evidence for c in top) if item.evidence else None
+    return canonical, chunk
+
+
+def score_item(
+    item: QaItem,
+    output: QaOutput | None,
+    *,
+    k: int = 5,
+    retrieved: Sequence[RetrievedChunk] | None = None,
+    evidence_scored: bool = False,
+) -> QaScore:
+    """The item's score before any judge: extraction, right/wrong, lexical scores, hits.
+
+    `retrieved` stands in when the output names no chunks; `evidence_scored` gives every
+    QASPER item an Evidence-F1 (0 for an output citing none), as the official evaluator does.
+    """
+    blank = QaScore(
+        id=item.id,
+        answer_type=item.answer_type,
+        extracted=None,
+        correct=None,
+        score=None,
+        error_type=None,
+        error=None,
+        difficulty=item.difficulty,
+        series=item.series,
+        spec=item.spec,
+        release=item.release,
+        reference=item.reference,
+    )
+    is_open = item.answer_type is AnswerType.OPEN
+    zero = 0.0 if is_open else None  # the lexical scores of an open item not answered
+    evidence = None
+    if evidence_scored:
+        cited = () if output is None or output.evidence is None else output.evidence
+        evidence = evidence_f1(cited, [item.evidence])
+    if output is None or output.error is not None:
+        return replace(
+            blank,
+            correct=None if is_open else False,
+            score=None if is_open else 0.0,
+            error_type=ErrorType.REQUEST_ERROR,
+            error=MISSING if output is None else output.error,
+            missing=output is None,
+            evidence_f1=evidence,
+            exact_match=zero,
+            token_f1=zero,
+        )
+    chosen = output.retrieved if output.retrieved is not None else retrieved
+    canonical, chunk = hits(item, chosen, k)
+    got: Extraction
+    if output.answer is not None:
+        got = read_answer(item, output.answer)
+    else:
+        got = extract_answer(item, output.response or "")
+    answered = replace(
+        blank,
+        extracted=got.answer,
+        error_type=None if got.answer is not None else ErrorType.PARSE_ERROR,
+        error=got.error,
+        canonical_hit=canonical,
+        chunk_hit=chunk,
+        context=output.context,
+        evidence_f1=evidence,
+    )
+    if is_open:
+        if got.answer is None:
+            return replace(answered, exact_match=zero, token_f1=zero)
+        return replace(
+            answered,
+            exact_match=exact_match(got.answer, [item.reference]),
+            token_f1=token_f1(got.answer, [item.reference]),
+        )
+    correct = got.answer == item.reference
+    return replace(answered, correct=correct, score=1.0 if correct else 0.0)

@@ -1,0 +1,352 @@
+"""Scoring QA outputs: a predictions file (`score`, Q5) or a model run's outputs.
+
+Both paths meet in `score_outputs_async`: each item of the dataset is scored from its
+output (`records.score_item`), open answers are graded by the judge where one is given
+(cached verdicts first, so a re-score asks nothing it already knows), and scores.jsonl
+(sorted by id) and summary.json are written atomically into the output directory.
+
+An item the outputs lack is a `request_error` marked `missing` (counted wrong, reported
+apart) under the default policy `count`; `skip` leaves it out, as fc's `--missing skip`.
+A judge that raises, or answers without a grade, makes its item `ungraded` with the reason;
+it never stops the scoring.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from tfce_eval.errors import DataError, UsageError
+from tfce_eval.qa.items import AnswerType, QaDataset, QaItem
+from tfce_eval.qa.judge import (
+    CACHE_NAME,
+    JUDGE_PROMPT_SHA256,
+    Judge,
+    Verdict,
+    VerdictCache,
+    VerdictKey,
+    parse_verdict,
+    response_sha256,
+)
+from tfce_eval.qa.predictions import QaOutput, RetrievedChunk, read_predictions
+from tfce_eval.qa.records import ErrorType, QaScore, score_item
+from tfce_eval.qa.summary import summarise
+
+SCORES_NAME = "scores.jsonl"
+SUMMARY_NAME = "summary.json"
+
+
+class MissingPolicy(StrEnum):
+    """What an item without an output counts as."""
+
+    COUNT = "count"  # a request_error, counted wrong
+    SKIP = "skip"  # left out of every figure
+
+
+@dataclass(frozen=True, slots=True)
+class QaResult:
+    """A scored run: its records (sorted by id), its summary, where they were written."""
+
+    records: tuple[QaScore, ...]
+    summary: dict[str, Any]
+    out_dir: Path | None
+    warnings: tuple[str, ...] = ()
+
+
+def write_atomic(path: Path, chunks: Iterable[str]) -> None:
+    """Write text to a temporary file beside `path`, then put it in place in one step."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("w", encoding="utf-8") as out:
+            for chunk in chunks:
+                out.write(chunk)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _short(text: str, limit: int = 120) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class _Grader:
+    """Grades the open answers of one scoring pass, cache first, counting what it did."""
+
+    def __init__(
+        self, judge: Judge | None, name: str, cache: VerdictCache, concurrency: int
+    ) -> None:
+        self.judge, self.name, self.cache = judge, name, cache
+        self.semaphore = asyncio.Semaphore(max(1, concurrency))
+        self.counts = {"asked": 0, "cached": 0, "failed": 0, "unparseable": 0}
+
+    async def grade(self, item: QaItem, record: QaScore) -> QaScore:
+        text = record.extracted or ""
+        key = VerdictKey(item.id, response_sha256(text), self.name, JUDGE_PROMPT_SHA256)
+        verdict = self.cache.get(key)
+        if verdict is not None:
+            self.counts["cached"] += 1
+        elif self.judge is None:
+            return self._ungraded(record, "no judge to ask and no cached verdict")
+        else:
+            async with self.semaphore:
+                self.counts["asked"] += 1
+                try:
+                    raw: object = await self.judge.grade(item, text)
+                except Exception as exc:  # any failure of the judge is this item's, not ours
+                    self.counts["failed"] += 1
+                    return self._ungraded(record, f"judge failed: {type(exc).__name__}: {exc}")
+            if not isinstance(raw, str):
+                self.counts["failed"] += 1
+                return self._ungraded(record, f"judge returned {type(raw).__name__}, not text")
+            verdict = Verdict(parse_verdict(raw), raw)
+            self.cache.put(key, verdict)
+        if verdict.grade is None:
+            self.counts["unparseable"] += 1
+            return self._ungraded(record, f"no grade in the judge's reply: {verdict.raw!r}")
+        return dataclasses.replace(record, grade=verdict.grade, score=verdict.grade.score)
+
+    @staticmethod
+    def _ungraded(record: QaScore, reason: str) -> QaScore:
+        return dataclasses.replace(record, error_type=ErrorType.UNGRADED, error=_short(reason))
+
+
+def _collect(
+    outputs: Iterable[QaOutput], items: Mapping[str, QaItem]
+) -> tuple[dict[str, QaOutput], list[str]]:
+    by_id: dict[str, QaOutput] = {}
+    repeated: list[str] = []
+    for output in outputs:
+        if output.id not in items:
+            raise DataError(
+                f"id {output.id!r} is not in the dataset",
+                line=output.line,
+                hint="score outputs against the dataset and split they were made for",
+            )
+        if output.id in by_id:
+            repeated.append(output.id)
+        by_id[output.id] = output
+    warnings = []
+    if repeated:
+        first = ", ".join(list(dict.fromkeys(repeated))[:3])
+        warnings.append(f"{len(repeated)} outputs repeat an id ({first}); the later one counts")
+    return by_id, warnings
+
+
+async def score_outputs_async(
+    outputs: Iterable[QaOutput],
+    dataset: QaDataset,
+    *,
+    out_dir: str | Path | None,
+    judge: Judge | None = None,
+    judge_name: str | None = None,
+    retrieved: Mapping[str, Sequence[RetrievedChunk]] | None = None,
+    k: int = 5,
+    missing: MissingPolicy | str = MissingPolicy.COUNT,
+    chunk_hit: bool | None = None,
+    concurrency: int = 8,
+    warnings: Sequence[str] = (),
+    extra: Mapping[str, Any] | None = None,
+) -> QaResult:
+    """Score outputs against the dataset and write scores.jsonl and summary.json.
+
+    `judge_name` names the judge model (it keys the cache); with a name and no judge, only
+    cached verdicts grade. `retrieved` gives chunks per item id for items whose output names
+    none (a run file); `chunk_hit` says whether retrieved chunk ids are the gold's (None:
+    yes when any top-k id is one). With `out_dir` None nothing is written.
+    """
+    policy = MissingPolicy(missing)
+    if judge is not None and not judge_name:
+        raise UsageError("a judge needs its model name (judge_name): it keys the verdict cache")
+    if k < 1:
+        raise UsageError(f"k must be at least 1, not {k}")
+    items = {item.id: item for item in dataset.items}
+    by_id, notes = _collect(outputs, items)
+    notes = [*warnings, *dataset.warnings, *notes]
+    cites = dataset.kind == "qasper" and any(o.evidence is not None for o in by_id.values())
+    lookup = retrieved or {}
+    records: list[QaScore] = []
+    for item_id in sorted(items):
+        output = by_id.get(item_id)
+        if output is None and policy is MissingPolicy.SKIP:
+            continue
+        item = items[item_id]
+        records.append(
+            score_item(item, output, k=k, retrieved=lookup.get(item_id), evidence_scored=cites)
+        )
+    n_missing = len(items) - len(by_id)
+    if n_missing:
+        first = ", ".join([i for i in sorted(items) if i not in by_id][:3])
+        verb = "count as request errors" if policy is MissingPolicy.COUNT else "are left out"
+        notes.append(f"{n_missing} items have no output and {verb} ({first})")
+    out = None if out_dir is None else Path(out_dir)
+    judge_info = None
+    if judge_name:
+        cache = VerdictCache(None if out is None else out / CACHE_NAME)
+        grader = _Grader(judge, judge_name, cache, concurrency)
+        records = await _grade(grader, items, records)
+        judge_info = {"model": judge_name, "prompt_sha256": JUDGE_PROMPT_SHA256, **grader.counts}
+        if cache.torn:
+            notes.append(f"{cache.torn} unreadable lines of {CACHE_NAME} were skipped")
+    comparable = chunk_hit if chunk_hit is not None else any(r.chunk_hit for r in records)
+    if not comparable:
+        records = [
+            dataclasses.replace(r, chunk_hit=None) if r.chunk_hit is not None else r
+            for r in records
+        ]
+    summary = summarise(
+        records,
+        dataset,
+        k=k,
+        judge=judge_info,
+        chunks_comparable=comparable,
+        missing=n_missing,
+        missing_policy=str(policy),
+        warnings=notes,
+        extra=extra,
+    )
+    if out is not None:
+        write_results(out, records, summary)
+    return QaResult(tuple(records), summary, out, tuple(notes))
+
+
+async def _grade(
+    grader: _Grader, items: Mapping[str, QaItem], records: list[QaScore]
+) -> list[QaScore]:
+    graded = list(records)
+    jobs: list[tuple[int, Any]] = []
+    for index, record in enumerate(records):
+        if record.answer_type is not AnswerType.OPEN:
+            continue
+        if record.extracted is None:  # not answered or not read: no request, scored 0
+            graded[index] = dataclasses.replace(record, score=0.0)
+        else:
+            jobs.append((index, grader.grade(items[record.id], record)))
+    results = await asyncio.gather(*(job for _, job in jobs))
+    for (index, _), result in zip(jobs, results, strict=True):
+        graded[index] = result
+    return graded
+
+
+def write_results(out_dir: Path, records: Sequence[QaScore], summary: Mapping[str, Any]) -> None:
+    """scores.jsonl and summary.json, each written atomically."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    lines = (json.dumps(r.to_json(), ensure_ascii=False, allow_nan=False) + "\n" for r in records)
+    write_atomic(out_dir / SCORES_NAME, lines)
+    text = json.dumps(summary, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    write_atomic(out_dir / SUMMARY_NAME, [text])
+
+
+def score_outputs(
+    outputs: Iterable[QaOutput],
+    dataset: QaDataset,
+    *,
+    out_dir: str | Path | None,
+    judge: Judge | None = None,
+    judge_name: str | None = None,
+    retrieved: Mapping[str, Sequence[RetrievedChunk]] | None = None,
+    k: int = 5,
+    missing: MissingPolicy | str = MissingPolicy.COUNT,
+    chunk_hit: bool | None = None,
+    concurrency: int = 8,
+    warnings: Sequence[str] = (),
+    extra: Mapping[str, Any] | None = None,
+) -> QaResult:
+    """`score_outputs_async` for callers outside an event loop (same options)."""
+    return asyncio.run(
+        score_outputs_async(
+            outputs,
+            dataset,
+            out_dir=out_dir,
+            judge=judge,
+            judge_name=judge_name,
+            retrieved=retrieved,
+            k=k,
+            missing=missing,
+            chunk_hit=chunk_hit,
+            concurrency=concurrency,
+            warnings=warnings,
+            extra=extra,
+        )
+    )
+
+
+async def score_predictions_async(
+    path: str | Path,
+    dataset: QaDataset,
+    *,
+    out_dir: str | Path,
+    judge: Judge | None = None,
+    judge_name: str | None = None,
+    retrieved: Mapping[str, Sequence[RetrievedChunk]] | None = None,
+    k: int = 5,
+    missing: MissingPolicy | str = MissingPolicy.COUNT,
+    chunk_hit: bool | None = None,
+    concurrency: int = 8,
+) -> QaResult:
+    """Score a predictions file (Q5): read it within bounds, then as `score_outputs_async`.
+
+    A bad line stops with a DataError naming it before anything is written.
+    """
+    predictions = read_predictions(path, frozenset(i.id for i in dataset.items))
+    extra = {
+        "predictions": {
+            "path": predictions.path,
+            "sha256": predictions.sha256,
+            "outputs": len(predictions.outputs),
+        }
+    }
+    return await score_outputs_async(
+        predictions.outputs,
+        dataset,
+        out_dir=out_dir,
+        judge=judge,
+        judge_name=judge_name,
+        retrieved=retrieved,
+        k=k,
+        missing=missing,
+        chunk_hit=chunk_hit,
+        concurrency=concurrency,
+        warnings=predictions.warnings,
+        extra=extra,
+    )
+
+
+def score_predictions(
+    path: str | Path,
+    dataset: QaDataset,
+    *,
+    out_dir: str | Path,
+    judge: Judge | None = None,
+    judge_name: str | None = None,
+    retrieved: Mapping[str, Sequence[RetrievedChunk]] | None = None,
+    k: int = 5,
+    missing: MissingPolicy | str = MissingPolicy.COUNT,
+    chunk_hit: bool | None = None,
+    concurrency: int = 8,
+) -> QaResult:
+    """`score_predictions_async` for callers outside an event loop (same options)."""
+    return asyncio.run(
+        score_predictions_async(
+            path,
+            dataset,
+            out_dir=out_dir,
+            judge=judge,
+            judge_name=judge_name,
+            retrieved=retrieved,
+            k=k,
+            missing=missing,
+            chunk_hit=chunk_hit,
+            concurrency=concurrency,
+        )
+    )
