@@ -101,3 +101,82 @@ def test_directory_without_scores_is_exit_1(tmp_path: Path) -> None:
 def test_usage_errors_are_exit_2(run_dir: Path, args: list[str]) -> None:
     code, _, _ = invoke(*([run_dir] if args else []), *args)
     assert code == 2
+
+
+# ---- where failing items' questions come from ------------------------------------------------
+
+
+def failing_run(root: Path, ids: list[str], dataset: dict[str, object]) -> Path:
+    """A scored run whose items all failed, with run.json recording `dataset`."""
+    from tfce_eval.model import Category, ErrorCode, ScoreRecord
+    from tfce_eval.scoring.rundir import RunDir, write_json, write_scores
+    from tfce_eval.scoring.summary import summarize
+
+    records = [
+        ScoreRecord(
+            id=i,
+            category=Category.SIMPLE,
+            valid=False,
+            error_type=ErrorCode.VALUE_ERROR,
+            error="x: expected 1, received 2",
+            exec_valid=None,
+            details={"calls": [{"name": "f", "arguments": {"x": 2}}]},
+        )
+        for i in ids
+    ]
+    files = RunDir(root / "run")
+    write_scores(files.scores, records)
+    write_json(files.summary, summarize(records))
+    write_json(files.run_json, {"model": "m", "dataset": dataset})
+    return files.path
+
+
+def test_failures_fall_back_to_the_built_in_dataset_when_it_is_the_one_recorded(
+    tmp_path: Path,
+) -> None:
+    # What an editable install leaves: run.json names an installed copy that is gone.
+    from tfce_eval.dataset.load import load_dataset
+
+    builtin = load_dataset()
+    item = next(builtin.iter_items())
+    gone = tmp_path / "site-packages" / "tfce_eval" / "data"
+    run = failing_run(tmp_path, [item.id], {"path": str(gone), "sha256": builtin.sha256})
+    code, out, err = invoke(run, "--failures", "1", "--format", "md")
+    assert code == 0, err
+    assert isinstance(item.question, str) and item.question[:40] in out
+    assert "unavailable" not in out and "changed since the run" not in out
+
+
+def test_data_gives_the_questions_when_the_recorded_dataset_is_gone(tmp_path: Path) -> None:
+    from test_report import write_dataset
+
+    from tfce_eval.dataset.load import load_dataset
+
+    data = write_dataset(tmp_path / "moved")
+    sha = load_dataset(data).sha256
+    run = failing_run(tmp_path, ["simple_0"], {"path": str(tmp_path / "gone"), "sha256": sha})
+    code, out, err = invoke(run, "--failures", "1", "--format", "md")
+    assert code == 0, err
+    assert "Questions: unavailable, could not load" in out
+    assert "--data DIR" in out  # says how to give it, and `report` has the option
+    code, out, err = invoke(run, "--failures", "1", "--format", "md", "--data", data)
+    assert code == 0, err
+    assert "问题0" in out
+    assert "unavailable" not in out and "changed since the run" not in out
+
+
+def test_data_that_differs_from_the_recorded_one_is_used_with_a_note(tmp_path: Path) -> None:
+    from test_report import write_dataset
+
+    data = write_dataset(tmp_path / "other")
+    run = failing_run(tmp_path, ["simple_0"], {"path": str(data), "sha256": "0" * 64})
+    code, out, err = invoke(run, "--failures", "1", "--data", data)
+    assert code == 0, err
+    assert "问题0" in out and "changed since the run" in out
+
+
+def test_data_that_cannot_be_loaded_is_exit_1(tmp_path: Path) -> None:
+    run = failing_run(tmp_path, ["simple_0"], {"path": "x", "sha256": "0" * 64})
+    code, out, err = invoke(run, "--failures", "1", "--data", tmp_path / "nowhere")
+    assert code == 1 and out == ""
+    assert "error:" in err and str(tmp_path / "nowhere") in err

@@ -7,8 +7,9 @@ from pathlib import Path
 import click
 
 from tfce_eval.cli.render import stdout_console
+from tfce_eval.dataset.load import load_dataset
 from tfce_eval.errors import TfceError
-from tfce_eval.report import Prices, ReportFormat, load_run, render, render_table
+from tfce_eval.report import FailureSource, Prices, ReportFormat, load_run, render, render_table
 from tfce_eval.scoring.rundir import write_text_atomic
 
 
@@ -38,6 +39,13 @@ class _ReportFailure(click.ClickException):
     help="List N failing items per category: question, expected and received calls, error.",
 )
 @click.option(
+    "--data",
+    type=click.Path(path_type=Path, file_okay=False),
+    metavar="DIR",
+    help="Dataset the failing items' questions come from (with --failures). "
+    "Default: the one the run recorded, or the built-in one if it is the same.",
+)
+@click.option(
     "--price-in",
     type=click.FloatRange(min=0),
     metavar="USD",
@@ -59,6 +67,7 @@ def report_command(
     run_dirs: tuple[Path, ...],
     fmt: str,
     failures: int,
+    data: Path | None,
     price_in: float | None,
     price_out: float | None,
     output: Path | None,
@@ -74,11 +83,15 @@ def report_command(
         prices = Prices(price_in or 0.0, price_out or 0.0)
     try:
         runs = [load_run(d) for d in run_dirs]
+        source = None
+        if data is not None and failures > 0:
+            source = FailureSource(dataset=load_dataset(data))
         report_format = ReportFormat(fmt)
         if report_format is ReportFormat.TABLE and output is None:
-            stdout_console().print(render_table(runs, failures=failures, prices=prices))
+            table = render_table(runs, failures=failures, prices=prices, failure_source=source)
+            stdout_console().print(table)
             return
-        text = render(runs, report_format, failures=failures, prices=prices)
+        text = render(runs, report_format, failures=failures, prices=prices, failure_source=source)
     except TfceError as exc:
         raise _ReportFailure(str(exc)) from exc
     if output is not None:

@@ -14,11 +14,11 @@ from pathlib import Path
 from rich.console import RenderableType
 
 from tfce_eval.report.csvjson import render_csv, render_json
-from tfce_eval.report.failures import FailureSource
 from tfce_eval.report.html import render_html
 from tfce_eval.report.markdown import render_markdown
 from tfce_eval.report.model import Prices, Report, build_report
 from tfce_eval.report.runs import RunView, load_run
+from tfce_eval.report.source import FailureSource
 from tfce_eval.report.table import table_renderable, table_text
 from tfce_eval.scoring.rundir import RunDir, write_text_atomic
 

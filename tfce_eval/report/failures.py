@@ -13,61 +13,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tfce_eval.dataset.load import Dataset, load_dataset
 from tfce_eval.errors import DataError
 from tfce_eval.model import CATEGORY_ORDER, ErrorCode, ExpectedCall, Item, ScoreRecord
 from tfce_eval.report.runs import RunView
+from tfce_eval.report.source import FailureSource
 from tfce_eval.scoring.rundir import RunDir, index_outputs
 
 #: Longest text shown for one question, call list or raw answer.
 MAX_TEXT = 2000
 _RAW_KEYS = ("raw", "content", "text", "tool_calls", "result")
-
-
-@dataclass(frozen=True)
-class FailureSource:
-    """Where failures get their questions: a loaded dataset, or the reason there is none.
-
-    `expected_sha256`: the dataset digest the run recorded; a loaded dataset that differs is
-    used all the same, with a note that its questions may not be the ones the model saw.
-    """
-
-    dataset: Dataset | None = None
-    unavailable: str | None = None
-    expected_sha256: str | None = None
-
-    @classmethod
-    def for_run(cls, run: RunView) -> FailureSource:
-        """The dataset run.json (or the summary) names; the built-in one when neither does."""
-        path = run.dataset_path
-        recorded = (run.run_info or {}).get("dataset")
-        if path is None and isinstance(recorded, dict) and recorded.get("path"):
-            # --questions/--answers files: which file is which is not recorded, so no reload.
-            return cls(unavailable="unavailable, the run's dataset was given as separate files")
-        where = str(path) if path is not None else "the built-in dataset"
-        try:
-            dataset = load_dataset(path)
-        # Whatever stops the load (moved, edited, unreadable) must leave the report usable.
-        except Exception as exc:
-            return cls(unavailable=f"unavailable, could not load {where}: {exc}")
-        return cls(dataset=dataset, expected_sha256=run.dataset_sha256)
-
-    def items(self, ids: set[str]) -> tuple[dict[str, Item], str | None]:
-        """The items with these ids, and a note when some or all cannot be had."""
-        if self.dataset is None:
-            return {}, self.unavailable or "unavailable, no dataset was given"
-        dataset = self.dataset
-        try:
-            found = {i.id: i for i in dataset.iter_items(ids=[i for i in ids if i in dataset])}
-        except Exception as exc:
-            return {}, f"unavailable, could not read the dataset: {exc}"
-        where = "the dataset" if dataset.root is None else str(dataset.root)
-        note = None
-        if self.expected_sha256 and dataset.sha256 != self.expected_sha256:
-            note = f"{where} changed since the run; they may differ from those asked"
-        elif found.keys() != ids:
-            note = f"{len(ids - found.keys())} of {len(ids)} shown items are not in {where}"
-        return found, note
 
 
 @dataclass(frozen=True)
@@ -226,7 +180,8 @@ def collect_failures(
     items: dict[str, Item] = {}
     note = None
     if shown:
-        items, note = (source or FailureSource.for_run(run)).items({r.id for r in shown})
+        src = FailureSource.for_run(run) if source is None else source.for_run_digest(run)
+        items, note = src.items({r.id for r in shown})
     undecoded = {
         r.id
         for r in shown

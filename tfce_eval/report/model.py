@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfce_eval.model import CATEGORY_ORDER, ErrorCode
-from tfce_eval.report.failures import FailureSource, RunFailures, collect_failures
+from tfce_eval.report.failures import RunFailures, collect_failures
 from tfce_eval.report.paired import Paired, compare_runs
 from tfce_eval.report.runs import RunView
+from tfce_eval.report.source import FailureSource
 
 #: Model error codes in the order reports list them (request_error is shown apart).
 MODEL_ERROR_CODES: tuple[str, ...] = tuple(str(c) for c in ErrorCode if c.is_model_error)
