@@ -287,6 +287,53 @@ def offered_names(body: Mapping[str, Any], api: str, item: Item) -> dict[str, st
     }
 
 
+def forced_name(body: Mapping[str, Any], api: str) -> str | None:
+    """The tool the request forces, if any."""
+    choice = body.get("tool_choice")
+    if not isinstance(choice, Mapping):
+        return None
+    if api == "openai" and choice.get("type") == "function":
+        inner = choice.get("function")
+        return inner.get("name") if isinstance(inner, Mapping) else None
+    if api == "anthropic" and choice.get("type") == "tool":
+        name = choice.get("name")
+        return name if isinstance(name, str) else None
+    return None
+
+
+def tool_choice_problem(body: Mapping[str, Any], api: str) -> str | None:
+    """What the real API says about a `tool_choice` it refuses; None when it is fine."""
+    if "tool_choice" not in body:
+        return None
+    choice = body["tool_choice"]
+    names = [t["name"] for t in _offered_tools(body, api)]
+    if not names:
+        return "tool_choice is only allowed when tools are specified."
+    if api == "openai":
+        if choice in ("auto", "required", "none"):
+            return None
+        inner = choice.get("function") if isinstance(choice, Mapping) else None
+        if not (
+            isinstance(choice, Mapping)
+            and set(choice) == {"type", "function"}
+            and choice["type"] == "function"
+            and isinstance(inner, Mapping)
+            and set(inner) == {"name"}
+        ):
+            return "Invalid value for 'tool_choice': expected a string or a function choice."
+    else:
+        kinds = {"auto", "any", "none", "tool"}
+        if not isinstance(choice, Mapping) or choice.get("type") not in kinds:
+            return "tool_choice: Input tag does not match any of the expected tags."
+        allowed = {"type", "name", "disable_parallel_tool_use"}
+        if not set(choice) <= allowed or (choice["type"] == "tool") != ("name" in choice):
+            return "tool_choice: the fields do not fit the choice's type."
+    name = forced_name(body, api)
+    if name is not None and name not in names:
+        return f"Invalid value for 'tool_choice': no tool named {name!r} was offered."
+    return None
+
+
 def tool_name_problem(body: Mapping[str, Any], api: str) -> str | None:
     """What the real API says about bad or repeated tool names; None when they are fine."""
     names = [t["name"] for t in _offered_tools(body, api)]
@@ -377,7 +424,7 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                 fault = "404"
             if self._error(api, fault):
                 return
-            problem = tool_name_problem(body, api)
+            problem = tool_name_problem(body, api) or tool_choice_problem(body, api)
             if problem is not None:
                 self._send(400, _error_body(api, "invalid_request_error", problem))
                 return
@@ -495,6 +542,9 @@ def _answer(api: str, body: Mapping[str, Any], item: Item, fault: str | None) ->
     if fc:
         offered = offered_names(body, api, item)
         calls = [(offered.get(name, name), args) for name, args in calls]
+        forced = forced_name(body, api)
+        if forced is not None:  # exactly one call, of that tool
+            calls = [c for c in calls if c[0] == forced][:1] or [(forced, {})]
     text = python_text(calls) if calls else "[]"
     if fault == "truncated":
         text = text[: len(text) // 2]

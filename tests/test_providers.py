@@ -20,7 +20,9 @@ import pytest
 from fakeserver import FakeConfig, FakeServer
 
 from tfce_eval.dataset.load import load_dataset
+from tfce_eval.decode.answer import decode_output
 from tfce_eval.errors import UsageError
+from tfce_eval.model import FunctionDoc
 from tfce_eval.providers import (
     ErrorKind,
     MalformedResponse,
@@ -30,6 +32,7 @@ from tfce_eval.providers import (
     ToolChoice,
     default_run_name,
     make_provider,
+    message_text,
     parse_model,
 )
 from tfce_eval.providers.base import (
@@ -38,7 +41,7 @@ from tfce_eval.providers.base import (
     parse_retry_after,
     refused_param,
 )
-from tfce_eval.providers.prompting import question_messages
+from tfce_eval.providers.prompting import question_messages, system_prompt
 from tfce_eval.run.progress import PlainProgress, RichProgress, make_progress
 from tfce_eval.run.retry import GaveUp, RetryPolicy, retry_delay, with_retries
 
@@ -174,6 +177,120 @@ def test_anthropic_request_shape(dataset):
     assert "temperature" not in body and "seed" not in body
     notes = p.fixed_notes(RequestOptions(seed=3))
     assert {"temperature", "seed", "max_tokens"} <= set(notes)
+
+
+ANSWER_DOC = FunctionDoc(
+    "qa.answer",  # a name that needs a wire name, to show the forced name is the wire one
+    "Give your final answer to the question.",
+    {
+        "name": "qa.answer",
+        "description": "Give your final answer to the question.",
+        "parameters": {
+            "type": "dict",
+            "properties": {"answer": {"type": "string", "enum": ["A", "B", "C", "D"]}},
+            "required": ["answer"],
+        },
+    },
+)
+CHAT = [{"role": "system", "content": "Answer briefly."}, {"role": "user", "content": "Q?"}]
+
+
+@pytest.mark.parametrize("sdk", ["openai", "anthropic"])
+def test_a_chat_request_can_force_one_function_or_offer_none(sdk):
+    p = make_provider(f"{sdk}/m", env={})
+    options = RequestOptions(max_tokens=64)
+    forced = p.build_chat(CHAT, options, functions=[ANSWER_DOC], force="qa.answer")
+    plain = p.build_chat(CHAT, options)
+    (tool,) = forced["tools"]
+    if sdk == "openai":
+        assert forced["tool_choice"] == {"type": "function", "function": {"name": "qa_answer"}}
+        assert tool["function"]["name"] == "qa_answer"
+        schema = tool["function"]["parameters"]
+        assert forced["messages"] == plain["messages"] == CHAT
+    else:
+        assert forced["tool_choice"] == {"type": "tool", "name": "qa_answer"}
+        assert tool["name"] == "qa_answer"
+        schema = tool["input_schema"]
+        assert forced["system"] == plain["system"] == "Answer briefly."
+        assert forced["messages"] == plain["messages"] == CHAT[1:]
+    assert schema == {
+        "type": "object",
+        "properties": {"answer": {"type": "string", "enum": ["A", "B", "C", "D"]}},
+        "required": ["answer"],
+    }
+    assert "parallel_tool_calls" not in forced
+    assert not {"tools", "tool_choice", "parallel_tool_calls"} & set(plain)
+    assert {k: v for k, v in forced.items() if k not in ("tools", "tool_choice")} == plain
+    with pytest.raises(ValueError, match="cannot force 'nope'"):
+        p.build_chat(CHAT, options, functions=[ANSWER_DOC], force="nope")
+    with pytest.raises(ValueError, match="offered are none"):
+        p.build_chat(CHAT, options, force="qa.answer")
+
+
+@pytest.mark.parametrize("sdk", ["openai", "anthropic"])
+@pytest.mark.parametrize("mode", [Mode.FC, Mode.PROMPT])
+def test_an_items_request_is_its_chat_request(dataset, sdk, mode):
+    p = make_provider(f"{sdk}/m", env={})
+    options = RequestOptions(seed=1, max_tokens=9)
+    for item in dataset.iter_items():
+        messages = question_messages(item.question)
+        if mode is Mode.PROMPT:
+            chat = p.build_chat(
+                [{"role": "system", "content": system_prompt(item)}, *messages], options
+            )
+        else:
+            chat = p.build_chat(
+                messages, options, functions=item.functions, parallel=item.category.is_parallel
+            )
+        assert p.build_request(item, options, mode) == chat
+
+
+@pytest.mark.parametrize("sdk", ["openai", "anthropic"])
+def test_a_forced_function_is_answered_with_one_call_of_it_through_the_real_sdk(
+    server, dataset, sdk
+):
+    item = dataset.get("run_parallel_1")  # two calls of units.dbm_to_watts expected
+    url = server.base_url if sdk == "openai" else server.root_url
+    provider = make_provider(f"{sdk}/m", base_url=url, env={})
+    request = provider.build_chat(
+        question_messages(item.question),
+        RequestOptions(),
+        functions=item.functions,
+        force="units.dbm_to_watts",
+    )
+
+    async def ask() -> dict[str, Any]:
+        async with provider:
+            return provider.to_decoder_input((await provider.send(request)).body)
+
+    raw = asyncio.run(ask())
+    decoded = decode_output(raw, name_map={"units_dbm_to_watts": "units.dbm_to_watts"})
+    assert [(c.name, dict(c.arguments)) for c in decoded.calls] == [
+        ("units.dbm_to_watts", {"power_dbm": 10.0})
+    ]
+    assert message_text(raw) == ""
+
+
+@pytest.mark.parametrize("sdk", ["openai", "anthropic"])
+def test_a_tool_choice_the_api_refuses_is_refused_by_the_fake_server(server, dataset, sdk):
+    item = dataset.get("run_simple_1")
+    url = server.base_url if sdk == "openai" else server.root_url
+    provider = make_provider(f"{sdk}/m", base_url=url, env={})
+    request = provider.build_request(item, RequestOptions(), Mode.FC)
+    request["tool_choice"] = {"type": "tool", "function": {"name": "x"}}
+    error = asyncio.run(_send_once(provider, request))
+    assert error is not None and (error.kind, error.status) == (ErrorKind.ITEM, 400)
+
+
+def test_the_text_of_a_message_whichever_api_gave_it():
+    assert message_text({"role": "assistant", "content": "ANSWER: B"}) == "ANSWER: B"
+    blocks = [
+        {"type": "text", "text": "Thinking. "},
+        {"type": "tool_use", "id": "t", "name": "f", "input": {}},
+        {"type": "text", "text": "ANSWER: B"},
+    ]
+    assert message_text({"content": blocks, "stop_reason": "end_turn"}) == "Thinking. ANSWER: B"
+    assert message_text({"content": None, "tool_calls": []}) == ""
 
 
 @pytest.mark.parametrize(

@@ -1,24 +1,20 @@
 """Anthropic Messages, through the Anthropic SDK (2.x: API version 2026-10-21).
 
-fc mode sends the functions as `tools` with `input_schema` and `tool_choice {"type": "auto"}`;
-parallel calls are allowed by default. System messages go in `system`. The API of this SDK
-refuses sampling parameters and has no seed, so temperature and seed are never sent (run.json
-says so). The kept message is `{"content": [...blocks], "stop_reason"}`.
+fc mode sends the functions as `tools` with `input_schema` and `tool_choice {"type": "auto"}`
+(a forced function: `{"type": "tool", "name": ...}`); parallel calls are allowed by default.
+System messages go in `system`. The API of this SDK refuses sampling parameters and has no
+seed, so temperature and seed are never sent (run.json says so). The kept message is
+`{"content": [...blocks], "stop_reason"}`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tfce_eval.model import Item
-from tfce_eval.providers.base import (
-    MalformedResponse,
-    Mode,
-    RequestOptions,
-    ToolChoice,
-)
-from tfce_eval.providers.prompting import question_messages, split_system, system_prompt
+from tfce_eval.model import FunctionDoc
+from tfce_eval.providers.base import MalformedResponse, RequestOptions, ToolChoice
+from tfce_eval.providers.prompting import split_system
 from tfce_eval.providers.sdk import SdkProvider
 from tfce_eval.schema.wire import wire_tools
 
@@ -46,24 +42,35 @@ class AnthropicMessagesProvider(SdkProvider):
             notes["max_tokens"] = f"{DEFAULT_MAX_TOKENS} sent: the Messages API requires a value"
         return notes
 
-    def build_request(self, item: Item, options: RequestOptions, mode: Mode) -> dict[str, Any]:
-        system, messages = split_system(question_messages(item.question))
-        if mode is Mode.PROMPT:
-            system = system_prompt(item) + (f"\n\n{system}" if system else "")
+    def build_chat(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        options: RequestOptions,
+        *,
+        functions: Sequence[FunctionDoc] = (),
+        force: str | None = None,
+        parallel: bool = False,  # the Messages API allows parallel calls by default
+    ) -> dict[str, Any]:
+        system, rest = split_system([dict(m) for m in messages])
         body: dict[str, Any] = {
             "model": self.model,
             "max_tokens": options.max_tokens or DEFAULT_MAX_TOKENS,
         }
         if system:
             body["system"] = system
-        body["messages"] = messages
-        tools = wire_tools(item.functions) if mode is Mode.FC else ()
+        body["messages"] = rest
+        tools = wire_tools(functions)
+        forced = self.forced_wire_name(tools, force)
         if tools:
             body["tools"] = [
                 {"name": t.name, "description": t.description, "input_schema": t.parameters}
                 for t in tools
             ]
-            body["tool_choice"] = {"type": _TOOL_CHOICE[options.tool_choice]}
+            body["tool_choice"] = (
+                {"type": _TOOL_CHOICE[options.tool_choice]}
+                if forced is None
+                else {"type": "tool", "name": forced}
+            )
         return body
 
     def to_decoder_input(self, body: Mapping[str, Any]) -> dict[str, Any]:

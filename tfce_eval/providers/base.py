@@ -1,6 +1,8 @@
 """The one small interface every model provider implements, and the records it speaks in.
 
-A provider turns an item into the exact JSON body of a request (`build_request`, pure),
+A provider turns chat messages, with or without functions offered as tools, into the exact
+JSON body of a request (`build_chat`, pure; `build_request` does it for a function-calling
+item in either mode),
 sends it through its SDK (`send`, the only I/O, with the SDK's own retries off: the runner
 has the one retry layer), turns a response body into what the shared decoder reads
 (`to_decoder_input`, pure) and says what an exception means for the run (`classify`):
@@ -17,13 +19,13 @@ import math
 import re
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from types import TracebackType
 from typing import Any
 
-from tfce_eval.model import Item
+from tfce_eval.model import FunctionDoc, Item
 
 
 class Mode(StrEnum):
@@ -118,6 +120,27 @@ class ProviderError:
 
 class MalformedResponse(Exception):
     """The server answered 200 with a body that is not the expected JSON."""
+
+
+def message_text(message: Mapping[str, Any]) -> str:
+    """The text of a kept response message (`to_decoder_input`), whichever API gave it.
+
+    OpenAI-style `content` is a string (or a list of text parts); Anthropic's is a list of
+    blocks, of which the `text` blocks are joined in order. Tool calls are not text: read
+    them with `decode_output`.
+    """
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "".join(
+        part["text"]
+        for part in content
+        if isinstance(part, Mapping)
+        and part.get("type", "text") == "text"
+        and isinstance(part.get("text"), str)
+    )
 
 
 def parse_retry_after(
@@ -308,8 +331,28 @@ class Provider(ABC):
     base_url: str  # the effective base URL ("" when the SDK's default is used)
 
     @abstractmethod
+    def build_chat(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        options: RequestOptions,
+        *,
+        functions: Sequence[FunctionDoc] = (),
+        force: str | None = None,
+        parallel: bool = False,
+    ) -> dict[str, Any]:
+        """The exact JSON body of one chat request, model included. Pure.
+
+        `messages` are `{"role", "content"}` in order (system messages included: each API
+        puts them where it takes them). `functions` are offered as tools under their wire
+        names; none: no tool fields at all. `force` names one of `functions` (its name in
+        the docs) that the model must call, overriding `options.tool_choice`; a name not
+        offered is a ValueError. `parallel`: ask for parallel calls where the API has a
+        field for it and `options.parallel_tool_calls` allows it.
+        """
+
+    @abstractmethod
     def build_request(self, item: Item, options: RequestOptions, mode: Mode) -> dict[str, Any]:
-        """The exact JSON body sent for `item`, model included. Pure."""
+        """The exact JSON body sent for a function-calling `item`, model included. Pure."""
 
     @abstractmethod
     def to_decoder_input(self, body: Mapping[str, Any]) -> dict[str, Any]:

@@ -2,22 +2,18 @@
 
 fc mode sends the item's functions as `tools` (wire names and schemas from `schema`),
 `tool_choice`, and `parallel_tool_calls: true` for the parallel categories. prompt mode sends
-the docs in a system prompt and no tools. The response's `choices[0].message` is what the
-decoder reads and what outputs.jsonl keeps.
+the docs in a system prompt and no tools. A forced function is sent as
+`tool_choice: {"type": "function", "function": {"name": ...}}`. The response's
+`choices[0].message` is what the decoder reads and what outputs.jsonl keeps.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tfce_eval.model import Item
-from tfce_eval.providers.base import (
-    MalformedResponse,
-    Mode,
-    RequestOptions,
-)
-from tfce_eval.providers.prompting import question_messages, system_prompt
+from tfce_eval.model import FunctionDoc
+from tfce_eval.providers.base import MalformedResponse, RequestOptions
 from tfce_eval.providers.sdk import SdkProvider
 from tfce_eval.schema.wire import wire_tools
 
@@ -36,13 +32,18 @@ class OpenAIChatProvider(SdkProvider):
             else "max_tokens"
         )
 
-    def build_request(self, item: Item, options: RequestOptions, mode: Mode) -> dict[str, Any]:
-        messages: list[dict[str, Any]] = list(question_messages(item.question))
-        body: dict[str, Any] = {"model": self.model}
-        if mode is Mode.PROMPT:
-            messages.insert(0, {"role": "system", "content": system_prompt(item)})
-        body["messages"] = messages
-        tools = wire_tools(item.functions) if mode is Mode.FC else ()
+    def build_chat(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        options: RequestOptions,
+        *,
+        functions: Sequence[FunctionDoc] = (),
+        force: str | None = None,
+        parallel: bool = False,
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.model, "messages": [dict(m) for m in messages]}
+        tools = wire_tools(functions)
+        forced = self.forced_wire_name(tools, force)
         if tools:
             body["tools"] = [
                 {
@@ -55,8 +56,12 @@ class OpenAIChatProvider(SdkProvider):
                 }
                 for t in tools
             ]
-            body["tool_choice"] = str(options.tool_choice)
-            if options.parallel_tool_calls and item.category.is_parallel:
+            body["tool_choice"] = (
+                str(options.tool_choice)
+                if forced is None
+                else {"type": "function", "function": {"name": forced}}
+            )
+            if options.parallel_tool_calls and parallel:
                 body["parallel_tool_calls"] = True
         if options.temperature is not None:
             body["temperature"] = options.temperature

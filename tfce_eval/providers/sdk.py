@@ -11,22 +11,27 @@ import importlib
 import json
 import time
 from abc import abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from types import ModuleType
 from typing import Any
 
+from tfce_eval.model import Item
 from tfce_eval.providers.base import (
     ErrorKind,
     MalformedResponse,
+    Mode,
     Provider,
     ProviderError,
+    RequestOptions,
     Response,
     ServerContext,
     Usage,
     classify_status,
 )
+from tfce_eval.providers.prompting import question_messages, system_prompt
 from tfce_eval.providers.spec import PLACEHOLDER_KEY, ProviderSpec
+from tfce_eval.schema.wire import WireTool
 
 
 def _count(value: object) -> int | None:
@@ -86,6 +91,29 @@ class SdkProvider(Provider):
     def redacted_headers(self) -> dict[str, str]:
         source = f"${self.spec.key_env}" if self._key else f"placeholder {PLACEHOLDER_KEY!r}"
         return {"Authorization": f"Bearer <{source}>", "Content-Type": "application/json"}
+
+    # --- requests -------------------------------------------------------------------------
+
+    def build_request(self, item: Item, options: RequestOptions, mode: Mode) -> dict[str, Any]:
+        messages = question_messages(item.question)
+        if mode is Mode.PROMPT:
+            # The docs go in a system prompt ahead of the item's own system messages.
+            prompt = {"role": "system", "content": system_prompt(item)}
+            return self.build_chat([prompt, *messages], options)
+        return self.build_chat(
+            messages, options, functions=item.functions, parallel=item.category.is_parallel
+        )
+
+    @staticmethod
+    def forced_wire_name(tools: Sequence[WireTool], force: str | None) -> str | None:
+        """The wire name of the forced function; ValueError when it is not offered."""
+        if force is None:
+            return None
+        for tool in tools:
+            if tool.original_name == force:
+                return tool.name
+        offered = ", ".join(t.original_name for t in tools) or "none"
+        raise ValueError(f"cannot force {force!r}: the functions offered are {offered}")
 
     # --- SDK ------------------------------------------------------------------------------
 
