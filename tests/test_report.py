@@ -549,3 +549,62 @@ def test_a_run_with_nothing_scored_renders_in_every_format(tmp_path: Path) -> No
         is None
     )
     assert "N/A (not run)" in render([run], ReportFormat.HTML)
+
+
+# ---- run files of the wrong types -----------------------------------------------------------
+
+
+def _edit_summary(run_dir: Path, edit: Any) -> None:
+    path = run_dir / "summary.json"
+    summary = json.loads(path.read_text(encoding="utf-8"))
+    edit(summary)
+    path.write_text(json.dumps(summary), encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("field", "edit"),
+    [
+        ("simple.total", lambda s: s["simple"].update(total="10")),
+        ("simple.correct", lambda s: s["simple"].update(correct=True)),
+        ("simple.accuracy", lambda s: s["simple"].update(accuracy="0.8")),
+        ("simple.accuracy", lambda s: s["simple"].update(accuracy=float("nan"))),
+        ("simple.ci95", lambda s: s["simple"].update(ci95=[0.5])),
+        ("simple.errors", lambda s: s["simple"].update(errors={"value_error": "1"})),
+        ("multiple.request_errors", lambda s: s["multiple"].update(request_errors=-1)),
+        ("simple.exec.covered", lambda s: s["simple"]["exec"].update(covered=1.5)),
+        ("overall.micro.accuracy", lambda s: s["overall"]["micro"].update(accuracy="high")),
+        ("overall.macro.categories", lambda s: s["overall"]["macro"].update(categories="2")),
+        ("overall.tokens.input", lambda s: s["overall"]["tokens"].update(input="14000")),
+        ("overall.latency_s.p95", lambda s: s["overall"]["latency_s"].update(p95=[1])),
+        ("overall", lambda s: s.update(overall=[])),
+        ("parallel", lambda s: s.update(parallel="N/A")),
+    ],
+)
+def test_a_summary_with_a_mistyped_figure_is_refused(tmp_path: Path, field: str, edit: Any) -> None:
+    run_dir = make_run(tmp_path, "typed", BASIC)
+    _edit_summary(run_dir, edit)
+    with pytest.raises(DataError) as err:
+        load_run(run_dir)
+    first = str(err.value).splitlines()[0]
+    assert first.startswith(str(run_dir / "summary.json") + ": ")
+    assert f"field {field} is " in first
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("valid", "false"), ("valid", 0), ("exec_valid", "true"), ("id", 7), ("details", [])],
+)
+def test_a_score_record_with_a_mistyped_verdict_is_refused(
+    tmp_path: Path, field: str, value: Any
+) -> None:
+    run_dir = make_run(tmp_path, "typed", BASIC)
+    path = run_dir / "scores.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    third = json.loads(lines[2])
+    third[field] = value
+    lines[2] = json.dumps(third)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        load_run(run_dir)
+    first = str(err.value).splitlines()[0]
+    assert first.startswith(f"{path}, line 3: field {field} is ")

@@ -180,3 +180,16 @@ def test_data_that_cannot_be_loaded_is_exit_1(tmp_path: Path) -> None:
     code, out, err = invoke(run, "--failures", "1", "--data", tmp_path / "nowhere")
     assert code == 1 and out == ""
     assert "error:" in err and str(tmp_path / "nowhere") in err
+
+
+def test_a_mistyped_verdict_is_exit_1_naming_file_line_and_field(tmp_path: Path) -> None:
+    run_dir = make_run(tmp_path, "typed", BASIC)
+    path = run_dir / "scores.jsonl"
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    records[0]["valid"] = "false"  # a string: true to Python
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    code, out, err = invoke(run_dir)
+    assert code == 1 and out == ""
+    assert err.splitlines()[0] == (
+        f'error: {path}, line 1: field valid is "false" (a string), not true or false'
+    )

@@ -14,7 +14,8 @@ from typing import Any
 
 from tfce_eval.errors import DataError
 from tfce_eval.model import ScoreRecord
-from tfce_eval.scoring.rundir import SUMMARY, RunDir, read_json, read_scores
+from tfce_eval.report.wellformed import check_scores, check_summary
+from tfce_eval.scoring.rundir import SUMMARY, RunDir, iter_json_lines, read_json, read_scores
 from tfce_eval.scoring.summary import summarize
 
 
@@ -60,7 +61,8 @@ def load_run(run_dir: Path) -> RunView:
     """Read summary.json, scores.jsonl and run.json (the last two if present) from `run_dir`.
 
     `run_dir` may also be the summary.json inside it. A missing directory or a directory with
-    neither summary nor scores is a DataError that says what to give instead.
+    neither summary nor scores is a DataError that says what to give instead; so is a figure
+    or a verdict of the wrong type, naming the file, line and field.
     """
     if run_dir.is_file() and run_dir.name == SUMMARY:
         run_dir = run_dir.parent
@@ -71,15 +73,14 @@ def load_run(run_dir: Path) -> RunView:
             hint="give a directory written by `tfce-eval run` or `tfce-eval score --out`",
         )
     files = RunDir(run_dir)
-    records = tuple(read_scores(files.scores)) if files.scores.is_file() else ()
+    records: tuple[ScoreRecord, ...] = ()
+    if files.scores.is_file():
+        # Checked before reading: the reader takes any value for true or false.
+        check_scores(iter_json_lines(files.scores), files.scores)
+        records = tuple(read_scores(files.scores))
     if files.summary.is_file():
         summary = read_json(files.summary)
-        if not isinstance(summary, dict):
-            raise DataError(
-                "summary.json is not a JSON object",
-                path=str(files.summary),
-                hint="re-score the run to rewrite it",
-            )
+        check_summary(summary, files.summary)
     elif records:
         summary = summarize(records)
     else:
