@@ -1,0 +1,36 @@
+"""Retrieval evaluation: load a dataset, read a run, score it as trec_eval does.
+
+The public API the command line builds on; every name here is importable without
+importing pyarrow, numpy or ir-measures (they load when first used).
+"""
+
+from __future__ import annotations
+
+from tfce_eval.retrieval.dataset import RetrievalDataset, load_retrieval
+from tfce_eval.retrieval.layouts import detect_layout
+from tfce_eval.retrieval.measures import DEFAULT_MEASURES, Measure, parse_measures
+from tfce_eval.retrieval.ranking import Run, RunForm
+from tfce_eval.retrieval.records import Doc, Fragment, Layout, Problem, Severity, Span
+from tfce_eval.retrieval.runs import dataset_run, detect_run_form, read_run
+from tfce_eval.retrieval.validate import validate_retrieval
+
+__all__ = [
+    "DEFAULT_MEASURES",
+    "Doc",
+    "Fragment",
+    "Layout",
+    "Measure",
+    "Problem",
+    "RetrievalDataset",
+    "Run",
+    "RunForm",
+    "Severity",
+    "Span",
+    "dataset_run",
+    "detect_layout",
+    "detect_run_form",
+    "load_retrieval",
+    "parse_measures",
+    "read_run",
+    "validate_retrieval",
+]

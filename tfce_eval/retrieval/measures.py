@@ -1,0 +1,197 @@
+"""Retrieval measures: ir-measures names, trec_eval values, plus SpanCov@k.
+
+Measures are named as ir-measures names them (`nDCG@10 RR@10 R@100`) and computed by
+ir-measures' pytrec_eval provider, that is by trec_eval's own code, in one call for all
+queries. Two need a word:
+
+- `RR@k`: pytrec_eval has reciprocal rank without a cutoff only, so RR@k is taken from it:
+  RR = 1/r for the rank r of the first relevant document, and RR@k is that value when
+  r <= k, else 0. Since r is an integer, r = round(1/RR) is exact.
+- `Judged@k` (the share of the top k that has a judgement at all) is not in trec_eval;
+  ir-measures' own `judged` provider computes it.
+
+The run reaches the providers with scores unique in trec_eval's order (`ranking`), so every
+backend sees the same order. Queries of the gold missing from the run score 0 on every
+measure (trec_eval's -c). `SpanCov@k` is computed here (see `spans`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from tfce_eval.errors import UsageError
+from tfce_eval.retrieval.records import Fragment, Span
+from tfce_eval.retrieval.spans import span_coverage
+
+DEFAULT_MEASURES = ("nDCG@10", "RR@10", "R@10", "R@100", "Success@1", "Success@5")
+
+KNOWN = "nDCG@k, RR@k, R@k, P@k, Success@k, AP, Judged@k"
+
+_SPANCOV = re.compile(r"SpanCov(?:\(rel=(\d+)\))?@(\d+)")
+
+
+class Backend(StrEnum):
+    PYTREC = "pytrec_eval"  # trec_eval's code through ir-measures
+    RR_CUT = "pytrec_eval recip_rank, cut at k"
+    JUDGED = "ir-measures judged"
+    SPANCOV = "span coverage"
+
+
+@dataclass(frozen=True, slots=True)
+class Measure:
+    """One measure asked for: its name as reported, and how it is computed."""
+
+    name: str
+    backend: Backend
+    measure: Any = None  # the ir-measures measure (for RR@k: RR without the cutoff)
+    cutoff: int | None = None
+    rel: int = 1
+
+
+def parse_measures(
+    text: str | Sequence[str] | None = None, *, spans: bool = False
+) -> tuple[Measure, ...]:
+    """Parse measure names (space-separated); UsageError naming an unknown one.
+
+    `spans` says whether the dataset's gold is given as spans, where SpanCov@k applies.
+    """
+    import ir_measures
+
+    if text is None:
+        names: Sequence[str] = DEFAULT_MEASURES
+    elif isinstance(text, str):
+        names = text.split()
+    else:
+        names = [n for part in text for n in part.split()]
+    if not names:
+        raise UsageError(f"no measures given; name some of {KNOWN}")
+    pytrec = ir_measures.providers.registry["pytrec_eval"]
+    out: dict[str, Measure] = {}
+    for name in names:
+        match = _SPANCOV.fullmatch(name)
+        if match:
+            if not spans:
+                raise UsageError(
+                    f"{name} needs gold given as spans (the chunk-span layout, as "
+                    "ConditionalQA); this dataset's gold is per document"
+                )
+            rel = int(match.group(1) or 1)
+            out[name] = Measure(name, Backend.SPANCOV, None, int(match.group(2)), rel)
+            continue
+        try:
+            measure = ir_measures.parse_measure(name)
+        except Exception:  # ir-measures raises NameError, ValueError, SyntaxError...
+            raise UsageError(
+                f"unknown measure {name!r}; known: {KNOWN}{_span_hint(spans)}"
+            ) from None
+        params = dict(measure.params)
+        canonical = str(measure)
+        if measure.NAME == "RR" and params.get("cutoff") is not None:
+            cutoff = int(params.pop("cutoff"))
+            base = ir_measures.measures.RR(**params) if params else ir_measures.measures.RR
+            out[canonical] = Measure(
+                canonical, Backend.RR_CUT, base, cutoff, int(params.get("rel", 1))
+            )
+        elif pytrec.supports(measure):
+            out[canonical] = Measure(canonical, Backend.PYTREC, measure, params.get("cutoff"))
+        elif measure.NAME == "Judged":
+            out[canonical] = Measure(canonical, Backend.JUDGED, measure, params.get("cutoff"))
+        else:
+            raise UsageError(
+                f"measure {name!r} is not computed by trec_eval; use {KNOWN}{_span_hint(spans)}"
+            )
+    return tuple(out.values())
+
+
+def _span_hint(spans: bool) -> str:
+    return ", SpanCov@k" if spans else ""
+
+
+def compute_measures(
+    measures: Sequence[Measure],
+    qrels: Mapping[str, Mapping[str, int]],
+    rankings: Mapping[str, Sequence[str]],
+    queries: Sequence[str],
+    *,
+    fragments: Mapping[str, Sequence[Fragment]] | None = None,
+    chunk_spans: Mapping[str, Span] | None = None,
+) -> dict[str, dict[str, float]]:
+    """Per-query values {measure: {qid: value}} for `queries` (those with gold).
+
+    A query absent from the run scores 0 on every measure.
+    """
+    import ir_measures
+
+    registry = ir_measures.providers.registry
+    gold = {q: dict(qrels.get(q, {})) for q in queries}
+    # Scores unique in trec_eval's order (the rankings are already in it): no backend
+    # can break a tie its own way.
+    run = {
+        q: dict(zip(rankings[q], range(len(rankings[q]), 0, -1), strict=True))
+        for q in queries
+        if rankings.get(q)
+    }
+    values: dict[str, dict[str, float]] = {m.name: dict.fromkeys(queries, 0.0) for m in measures}
+
+    trec: dict[Any, list[Measure]] = {}
+    for m in measures:
+        if m.backend in (Backend.PYTREC, Backend.RR_CUT):
+            trec.setdefault(m.measure, []).append(m)
+    if trec and run:
+        evaluator = registry["pytrec_eval"].evaluator(list(trec), gold)
+        for qid, measure, value in pytrec_values(evaluator, run):
+            for m in trec[measure]:
+                values[m.name][qid] = _value(m, value)
+
+    judged = [m for m in measures if m.backend is Backend.JUDGED]
+    if judged and run:
+        by_measure = {m.measure: m for m in judged}
+        evaluator = registry["judged"].evaluator(list(by_measure), gold)
+        for metric in evaluator.iter_calc(run):
+            if metric.query_id in run:
+                values[by_measure[metric.measure].name][metric.query_id] = float(metric.value)
+
+    for m in measures:
+        if m.backend is Backend.SPANCOV:
+            frags = fragments or {}
+            spans = chunk_spans or {}
+            k = m.cutoff or 0
+            column = values[m.name]
+            for q in queries:
+                column[q] = span_coverage(frags.get(q, ()), rankings.get(q, ()), spans, k, m.rel)
+    return values
+
+
+def pytrec_values(evaluator: Any, run: Mapping[str, Any]) -> Iterator[tuple[str, Any, float]]:
+    """(qid, measure, value) from ir-measures' pytrec_eval evaluator, for the run's queries.
+
+    ir-measures builds the trec_eval measure names and one pytrec_eval evaluator per
+    relevance level; asking those evaluators directly skips the per-value objects of
+    `iter_calc`, which cost more than trec_eval itself on large runs. An ir-measures
+    without them gets the documented `iter_calc`.
+    """
+    invokers = getattr(evaluator, "invokers", None)
+    if invokers and all(hasattr(i, "evaluator") and hasattr(i, "measure_map") for i in invokers):
+        for invoker in invokers:
+            for qid, row in invoker.evaluator.evaluate(run).items():
+                for measure_str, value in row.items():
+                    entry = invoker.measure_map.get(measure_str)
+                    if entry is not None:
+                        yield qid, entry[0], float(value)
+        return
+    for metric in evaluator.iter_calc(run):
+        if metric.query_id in run:  # others get ir-measures' default: 0 already
+            yield metric.query_id, metric.measure, float(metric.value)
+
+
+def _value(m: Measure, value: float) -> float:
+    if m.backend is not Backend.RR_CUT:
+        return value
+    if value <= 0.0:
+        return 0.0
+    first_relevant = round(1.0 / value)
+    return value if first_relevant <= (m.cutoff or 0) else 0.0

@@ -1,0 +1,329 @@
+"""Reading each part of a retrieval dataset: queries, qrels, answers, candidates, corpus.
+
+Field names follow the dataset cards (SPEC R1). Every reader reports problems into a
+`Problems` collector, with the file and line (or row) of the record, and goes on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+
+from tfce_eval.retrieval.layouts import DatasetFiles
+from tfce_eval.retrieval.records import Doc, Fragment, Layout, Origin, Severity, Span
+from tfce_eval.retrieval.tables import Fields, Problems, iter_rows
+
+Qrels = dict[str, dict[str, int]]
+QrelOrigins = dict[tuple[str, str], Origin]
+
+_QUERY_ID = ("id", "query_id", "_id")
+
+
+def read_queries(
+    files: DatasetFiles, problems: Problems
+) -> tuple[dict[str, str], dict[str, Origin], dict[str, tuple[Fragment, ...]]]:
+    """Query texts by id, where each came from, and (chunk spans) the gold fragments."""
+    texts: dict[str, str] = {}
+    origins: dict[str, Origin] = {}
+    fragments: dict[str, tuple[Fragment, ...]] = {}
+    spans = files.layout is Layout.CHUNK_SPAN
+    row = 0
+    for path in files.queries:
+        if not path.is_file():
+            problems.add(path, None, "file not found", "add the queries file")
+            continue
+        for origin, record in iter_rows(path, problems):
+            fields = Fields(record, origin, problems, "a query")
+            if spans:
+                # No id field: the query's id is its 0-based row in file order (SPEC R1.3).
+                qid = fields.ident(*_QUERY_ID, required=False)
+                qid = str(row) if qid is None else qid
+                text = fields.text("query", "original_query")
+            else:
+                beir = files.layout is Layout.BEIR
+                qid = fields.ident(*(("_id", "id") if beir else ("id", "_id")))
+                text = fields.text("text")
+            row += 1
+            if qid is None or text is None:
+                continue
+            if qid in origins:
+                problems.at(
+                    origin,
+                    f"query id {qid!r} appears twice (first at {origins[qid].where()})",
+                    "give each query its own id",
+                )
+                continue
+            texts[qid] = text
+            origins[qid] = origin
+            if spans:
+                fragments[qid] = _fragments(fields)
+    return texts, origins, fragments
+
+
+def _fragments(fields: Fields) -> tuple[Fragment, ...]:
+    """The gold fragments of one chunk-span query, checked for equal list lengths."""
+    scores = fields.int_list("score")
+    urls = fields.text_list("source_url")
+    starts = fields.int_list("frag_start_char")
+    ends = fields.int_list("frag_end_char")
+    answers = fields.text_list("answer", required=False)
+    n_gold = fields.integer("n_gold", required=False)
+    if scores is None or urls is None or starts is None or ends is None:
+        return ()
+    lengths = {len(scores), len(urls), len(starts), len(ends)}
+    if answers is not None:
+        lengths.add(len(answers))
+    if len(lengths) != 1:
+        fields.problems.at(
+            fields.origin,
+            "score, source_url, frag_start_char, frag_end_char (and answer) have different lengths",
+            "give one entry per gold fragment in each list",
+        )
+        return ()
+    if n_gold is not None and n_gold != len(urls):
+        fields.problems.at(
+            fields.origin,
+            f"n_gold is {n_gold} but the query lists {len(urls)} fragments",
+            "set n_gold to the number of fragments",
+            Severity.WARNING,
+        )
+    out = []
+    for i, (url, start, end, score) in enumerate(zip(urls, starts, ends, scores, strict=True)):
+        if not 0 <= start < end:
+            fields.problems.at(
+                fields.origin,
+                f"gold fragment {i} has the empty or negative span [{start}, {end})",
+                "frag_start_char must be at least 0 and below frag_end_char",
+            )
+            continue
+        answer = answers[i] if answers is not None else ""
+        out.append(Fragment(Span(url, start, end), score, answer))
+    return tuple(out)
+
+
+def read_qrels_rows(
+    paths: Iterable[Path], problems: Problems, queries: Mapping[str, str]
+) -> tuple[Qrels, QrelOrigins]:
+    """HF/MTEB qrels rows {query_id, corpus_id, score}."""
+    qrels: Qrels = {}
+    origins: QrelOrigins = {}
+    for path in paths:
+        for origin, record in iter_rows(path, problems):
+            fields = Fields(record, origin, problems, "a qrels row")
+            qid = fields.ident("query_id", "query-id")
+            docid = fields.ident("corpus_id", "corpus-id")
+            rel = fields.integer("score")
+            if qid is not None and docid is not None and rel is not None:
+                _add_qrel(qrels, origins, problems, queries, origin, qid, docid, rel)
+    return qrels, origins
+
+
+def read_tsv_qrels(
+    path: Path, problems: Problems, queries: Mapping[str, str]
+) -> tuple[Qrels, QrelOrigins]:
+    """BEIR qrels/<split>.tsv: `query-id  corpus-id  score`, after a header line."""
+    return _read_text_qrels(path, problems, queries, trec=False)
+
+
+def read_trec_qrels(
+    path: Path, problems: Problems, queries: Mapping[str, str]
+) -> tuple[Qrels, QrelOrigins]:
+    """A TREC qrels file: `qid iteration docid relevance` per line."""
+    return _read_text_qrels(path, problems, queries, trec=True)
+
+
+def _read_text_qrels(
+    path: Path, problems: Problems, queries: Mapping[str, str], *, trec: bool
+) -> tuple[Qrels, QrelOrigins]:
+    qrels: Qrels = {}
+    origins: QrelOrigins = {}
+    name = str(path)
+    shape = "qid 0 docid relevance" if trec else "query-id<TAB>corpus-id<TAB>score"
+    try:
+        fh = path.open("rb")
+    except OSError as exc:
+        problems.add(name, None, f"cannot read: {exc.strerror}", "check the qrels file's path")
+        return qrels, origins
+    with fh:
+        for number, raw in enumerate(fh, 1):
+            try:
+                parts = raw.decode("utf-8").split()
+            except UnicodeDecodeError:
+                problems.add(name, number, "the bytes are not UTF-8", "save the file as UTF-8")
+                continue
+            if not parts:
+                continue
+            if not trec and number == 1 and parts[:2] == ["query-id", "corpus-id"]:
+                continue  # BEIR's header
+            if len(parts) != (4 if trec else 3):
+                problems.add(
+                    name, number, f"{len(parts)} fields, expected {shape}", f"write {shape}"
+                )
+                continue
+            qid, docid, rel_text = (parts[0], parts[2], parts[3]) if trec else parts
+            try:
+                rel = int(rel_text)
+            except ValueError:
+                problems.add(
+                    name, number, f"relevance {rel_text!r} is not an integer", f"write {shape}"
+                )
+                continue
+            _add_qrel(qrels, origins, problems, queries, Origin(name, number), qid, docid, rel)
+    if not qrels and not problems.errors:
+        problems.add(name, None, "no judgements", f"write one `{shape}` line per judgement")
+    return qrels, origins
+
+
+def _add_qrel(
+    qrels: Qrels,
+    origins: QrelOrigins,
+    problems: Problems,
+    queries: Mapping[str, str],
+    origin: Origin,
+    qid: str,
+    docid: str,
+    rel: int,
+) -> None:
+    if qid not in queries:
+        problems.at(
+            origin,
+            f"judgement for query {qid!r}, which is not among the queries of this split",
+            "add the query to the queries file, or remove the judgement",
+        )
+        return
+    if (qid, docid) in origins:
+        problems.at(
+            origin,
+            f"query {qid!r} and document {docid!r} judged twice "
+            f"(first at {origins[(qid, docid)].where()})",
+            "keep one judgement per query and document",
+        )
+        return
+    qrels.setdefault(qid, {})[docid] = rel
+    origins[(qid, docid)] = origin
+
+
+def read_answers(
+    paths: Iterable[Path], problems: Problems, queries: Mapping[str, str]
+) -> dict[str, str]:
+    """HF/MTEB answers rows {query_id, answer}: one reference answer per query."""
+    answers: dict[str, str] = {}
+    for path in paths:
+        for origin, record in iter_rows(path, problems):
+            fields = Fields(record, origin, problems, "an answers row")
+            qid = fields.ident("query_id", "query-id")
+            answer = fields.text("answer")
+            if qid is None or answer is None:
+                continue
+            if qid not in queries:
+                problems.at(
+                    origin, f"answer for unknown query {qid!r}", "add the query or drop the row"
+                )
+            elif qid in answers:
+                problems.at(origin, f"query {qid!r} has two answers", "keep one answer row")
+            else:
+                answers[qid] = answer
+    return answers
+
+
+def read_top_ranked(
+    paths: Iterable[Path], problems: Problems, queries: Mapping[str, str]
+) -> tuple[dict[str, tuple[str, ...]], dict[str, Origin]]:
+    """HF/MTEB top_ranked rows {query-id, corpus-ids}: each query's candidate pool."""
+    pools: dict[str, tuple[str, ...]] = {}
+    origins: dict[str, Origin] = {}
+    for path in paths:
+        for origin, record in iter_rows(path, problems):
+            fields = Fields(record, origin, problems, "a top_ranked row")
+            qid = fields.ident("query-id", "query_id")
+            ids = fields.text_list("corpus-ids", "corpus_ids")
+            if qid is None or ids is None:
+                continue
+            if qid not in queries:
+                problems.at(
+                    origin,
+                    f"candidates for unknown query {qid!r}",
+                    "add the query or drop the row",
+                )
+            elif qid in pools:
+                problems.at(origin, f"query {qid!r} has two candidate rows", "merge them")
+            else:
+                # A candidate listed twice would be ranked twice: keep its first place.
+                pools[qid] = tuple(dict.fromkeys(ids))
+                origins[qid] = origin
+    return pools, origins
+
+
+#: Corpus field names per layout: id, text, title, section.
+_CORPUS_FIELDS = {
+    Layout.HF: (("id", "_id"), ("text",), "section_name"),
+    Layout.BEIR: (("_id", "id"), ("text",), "section_name"),
+    Layout.CHUNK_SPAN: (("chunk_id",), ("chunk",), ""),
+}
+
+SPAN_COLUMNS = ("chunk_id", "source_url", "chunk_start_char", "chunk_end_char")
+
+
+def iter_docs(files: DatasetFiles, problems: Problems) -> Iterator[tuple[Origin, Doc]]:
+    """The corpus documents in file order, each with its origin."""
+    id_names, text_names, section = _CORPUS_FIELDS[files.layout]
+    spans = files.layout is Layout.CHUNK_SPAN
+    if not files.corpus:
+        problems.add(
+            files.root / files.corpus_name, None, "no corpus files", "add the corpus files"
+        )
+    for path in files.corpus:
+        for origin, record in iter_rows(path, problems):
+            fields = Fields(record, origin, problems, "a corpus row")
+            docid = fields.ident(*id_names)
+            text = fields.text(*text_names)
+            title = fields.text("title", required=False) or ""
+            part = (fields.text(section, required=False) or "") if section else ""
+            if docid is None or text is None:
+                continue
+            if spans:
+                span = _chunk_span(fields)
+                if span is None:
+                    continue
+                yield origin, Doc(docid, text, title, part, span.source_url, span.start, span.end)
+            else:
+                yield origin, Doc(docid, text, title, part)
+
+
+def _chunk_span(fields: Fields) -> Span | None:
+    url = fields.text("source_url")
+    start = fields.integer("chunk_start_char")
+    end = fields.integer("chunk_end_char")
+    if url is None or start is None or end is None:
+        return None
+    if not 0 <= start <= end:
+        fields.problems.at(
+            fields.origin,
+            f"chunk span [{start}, {end}) runs backwards",
+            "chunk_start_char must be at least 0 and at most chunk_end_char",
+        )
+        return None
+    return Span(url, start, end)
+
+
+def read_chunk_spans(files: DatasetFiles, problems: Problems) -> dict[str, Span]:
+    """The span of every chunk (chunk-span layout), read without the chunk texts."""
+    spans: dict[str, Span] = {}
+    for path in files.corpus:
+        for origin, record in iter_rows(path, problems, SPAN_COLUMNS):
+            fields = Fields(record, origin, problems, "a documents row")
+            chunk_id = fields.ident("chunk_id")
+            span = _chunk_span(fields)
+            if chunk_id is None or span is None:
+                continue
+            if chunk_id in spans:
+                problems.at(
+                    origin, f"chunk id {chunk_id!r} appears twice", "give each chunk its own id"
+                )
+                continue
+            spans[chunk_id] = span
+    if not files.corpus:
+        problems.add(
+            files.root / files.corpus_name, None, "no corpus files", "add the documents files"
+        )
+    return spans

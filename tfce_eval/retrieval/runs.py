@@ -1,0 +1,412 @@
+"""Reading a retrieval run in any form of SPEC R2, detected from the file's content.
+
+TREC runs (`qid Q0 docid rank score tag`) are parsed by pyarrow's CSV reader when the
+columns are separated by single spaces or tabs (a million lines in a fraction of a
+second); any other whitespace falls back to a Python reader, which also names the line
+of any malformed entry. The JSON forms are read line by line. Every form ends in
+`ranking.order_run`, which fixes trec_eval's order and makes the checks.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tfce_eval.errors import DataError
+from tfce_eval.retrieval.ranking import Run, RunForm, order_run
+from tfce_eval.retrieval.records import Origin
+from tfce_eval.retrieval.tables import Problems, iter_rows
+
+if TYPE_CHECKING:
+    from tfce_eval.retrieval.dataset import RetrievalDataset
+
+_TREC = "qid Q0 docid rank score tag"
+_TREC_COLUMNS = ["qid", "q0", "docid", "rank", "score", "tag"]
+
+#: Names entry i of a run: its file (with the row, for parquet) and its line.
+Where = Callable[[int], tuple[str, int | None]]
+
+
+def detect_run_form(path: str | Path) -> RunForm:
+    """The form of a run file, from its first line; DataError when none fits."""
+    file = Path(path)
+    if file.name.endswith(".parquet"):
+        return RunForm.ROWS
+    first = _first_line(file)
+    if first is None:
+        raise DataError(
+            "the run is empty", path=str(file), hint=f"write one `{_TREC}` line per document"
+        )
+    if first.startswith(("{", "[")):
+        try:
+            record = json.loads(first)
+        except ValueError:
+            return RunForm.OBJECT  # a JSON document over several lines
+        if isinstance(record, dict):
+            if "docids" in record:
+                return RunForm.RANKED
+            if "corpus_id" in record:
+                return RunForm.ROWS
+            return RunForm.OBJECT
+    if len(first.split()) == 6:
+        return RunForm.TREC
+    raise DataError(
+        "cannot tell the form of this run",
+        path=str(file),
+        line=1,
+        hint=f"write a TREC run (`{_TREC}`), JSON Lines {{query_id, corpus_id, rank, "
+        'retrieval_score}} or {"qid", "docids"}, or one JSON object {qid: {docid: score}}',
+    )
+
+
+def _first_line(path: Path) -> str | None:
+    try:
+        with path.open("rb") as fh:
+            for raw in fh:
+                if raw.strip():
+                    return raw.decode("utf-8", "replace").strip()
+    except OSError as exc:
+        raise DataError(f"cannot read the run: {exc.strerror}", path=str(path)) from None
+    return None
+
+
+def read_run(path: str | Path, *, name: str | None = None, form: RunForm | None = None) -> Run:
+    """Read a run file in any form, in trec_eval's order; DataError naming the line."""
+    file = Path(path)
+    if not file.is_file():
+        raise DataError("no such run file", path=str(file), hint="give the path of a run file")
+    kind = form or detect_run_form(file)
+    readers: dict[RunForm, Callable[[Path], _Columns]] = {
+        RunForm.TREC: _trec_columns,
+        RunForm.ROWS: _row_columns,
+        RunForm.DATASET: _row_columns,
+        RunForm.RANKED: _ranked_columns,
+        RunForm.OBJECT: _object_columns,
+    }
+    columns = readers[kind](file)
+    return columns.finish(name or file.name, str(file), kind)
+
+
+def dataset_run(dataset: RetrievalDataset) -> Run:
+    """The dataset's own retrieved_docs for its split, as a run."""
+    files = dataset.files.retrieved_docs
+    if not files:
+        raise DataError(
+            f"the dataset has no retrieved_docs for split {dataset.split!r}",
+            path=str(dataset.root),
+            hint="give a run file instead",
+        )
+    parts = [_row_columns(p) for p in files]
+    merged = _Columns.merge(parts)
+    return merged.finish(
+        f"{dataset.name} retrieved_docs", ", ".join(map(str, files)), RunForm.DATASET
+    )
+
+
+def run_from_scores(name: str, scores: dict[str, dict[str, float]], path: str = "") -> Run:
+    """A run from {qid: {docid: score}} held in memory."""
+    where = path or name
+    columns = _mapping_columns(scores, where, lambda i: (where, None))
+    return columns.finish(name, path, RunForm.OBJECT)
+
+
+class _Columns:
+    """One entry per retrieved document, column by column, before ordering."""
+
+    def __init__(
+        self,
+        qids: list[str],
+        docids: list[str],
+        scores: list[float],
+        ranks: list[int] | None,
+        where: Where,
+        path: str,
+        arrow: tuple[Any, Any, Any, Any] | None = None,
+    ) -> None:
+        self.qids, self.docids, self.scores, self.ranks = qids, docids, scores, ranks
+        self.where, self.path, self.arrow = where, path, arrow
+        self.notes: list[str] = []
+
+    @staticmethod
+    def merge(parts: list[_Columns]) -> _Columns:
+        qids: list[str] = []
+        docids: list[str] = []
+        scores: list[float] = []
+        ranks: list[int] | None = []
+        for part in parts:
+            q, d, s, r = part.lists()
+            qids += q
+            docids += d
+            scores += s
+            ranks = None if ranks is None or r is None else ranks + r
+        offsets = [0]
+        for part in parts:
+            offsets.append(offsets[-1] + len(part))
+
+        path = ", ".join(p.path for p in parts)
+
+        def where(i: int) -> tuple[str, int | None]:
+            for k, part in enumerate(parts):
+                if i < offsets[k + 1]:
+                    return part.where(i - offsets[k])
+            return path, None
+
+        return _Columns(qids, docids, scores, ranks, where, path)
+
+    def __len__(self) -> int:
+        return len(self.arrow[2]) if self.arrow is not None else len(self.scores)
+
+    def lists(self) -> tuple[list[str], list[str], list[float], list[int] | None]:
+        if self.arrow is None:
+            return self.qids, self.docids, self.scores, self.ranks
+        q, d, s, r = self.arrow
+        return q.to_pylist(), d.to_pylist(), s.tolist(), None if r is None else r.tolist()
+
+    def finish(self, name: str, path: str, form: RunForm) -> Run:
+        import numpy as np
+        import pyarrow as pa
+
+        if len(self) == 0:
+            raise DataError(
+                "the run lists no documents", path=self.path, hint="write one entry per document"
+            )
+        if self.arrow is not None:
+            q, d, s, r = self.arrow
+        else:
+            q, d = pa.array(self.qids, pa.string()), pa.array(self.docids, pa.string())
+            s = np.asarray(self.scores, dtype=np.float64)
+            r = None if self.ranks is None else np.asarray(self.ranks, dtype=np.int64)
+        rankings, tied, contradicted = order_run(q, d, s, r, where=self.where)
+        return Run(name, path, form, rankings, len(self), tied, contradicted, tuple(self.notes))
+
+
+def _entry_lines(path: Path) -> Where:
+    """`where` for files with one entry per non-blank line: rescans only when asked."""
+
+    def where(i: int) -> tuple[str, int | None]:
+        seen = -1
+        with path.open("rb") as fh:
+            for number, raw in enumerate(fh, 1):
+                if raw.strip():
+                    seen += 1
+                    if seen == i:
+                        return str(path), number
+        return str(path), None
+
+    return where
+
+
+def _origins(origins: list[Origin]) -> Where:
+    def where(i: int) -> tuple[str, int | None]:
+        origin = origins[i]
+        if origin.is_row:
+            return origin.where(), None
+        return origin.path, origin.line
+
+    return where
+
+
+def _trec_columns(path: Path) -> _Columns:
+    fast = _trec_arrow(path)
+    return fast if fast is not None else _trec_python(path)
+
+
+def _trec_arrow(path: Path) -> _Columns | None:
+    """pyarrow's CSV reader on single-space (or tab) separated runs; None to fall back."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    first = _first_line(path) or ""
+    delimiter = "\t" if "\t" in first and " " not in first else " "
+    try:
+        table = pcsv.read_csv(
+            path,
+            read_options=pcsv.ReadOptions(column_names=_TREC_COLUMNS, block_size=1 << 22),
+            parse_options=pcsv.ParseOptions(
+                delimiter=delimiter,
+                quote_char=False,
+                double_quote=False,
+                escape_char=False,
+                newlines_in_values=False,
+                ignore_empty_lines=True,
+            ),
+            convert_options=pcsv.ConvertOptions(
+                column_types={
+                    "qid": pa.string(),
+                    "docid": pa.string(),
+                    "rank": pa.int64(),
+                    "score": pa.float64(),
+                },
+                null_values=[],
+                strings_can_be_null=False,
+                include_columns=["qid", "docid", "rank", "score"],
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
+        return None  # the Python reader finds and names the bad line
+    scores = table["score"].to_numpy()
+    ranks = table["rank"].to_numpy()
+    arrow = (table["qid"], table["docid"], scores, ranks)
+    return _Columns([], [], [], None, _entry_lines(path), str(path), arrow)
+
+
+def _trec_python(path: Path) -> _Columns:
+    """Any whitespace between the columns; DataError naming a malformed line."""
+    name = str(path)
+    qids: list[str] = []
+    docids: list[str] = []
+    rank_text: list[str] = []
+    score_text: list[str] = []
+    with path.open("rb") as fh:
+        for number, raw in enumerate(fh, 1):
+            try:
+                parts = raw.decode("utf-8").split()
+            except UnicodeDecodeError:
+                raise DataError(
+                    "the bytes are not UTF-8", path=name, line=number, hint="save the run as UTF-8"
+                ) from None
+            if not parts:
+                continue
+            if len(parts) != 6:
+                raise DataError(
+                    f"{len(parts)} columns, expected 6: {_TREC}",
+                    path=name,
+                    line=number,
+                    hint=f"write `{_TREC}` on every line",
+                )
+            qids.append(parts[0])
+            docids.append(parts[2])
+            rank_text.append(parts[3])
+            score_text.append(parts[4])
+    where = _entry_lines(path)
+    scores: list[float] = []
+    for i, text in enumerate(score_text):
+        try:
+            scores.append(float(text))
+        except ValueError:
+            raise DataError(
+                f"score {text!r} is not a number",
+                path=name,
+                line=where(i)[1],
+                hint=f"the fifth column is the score: {_TREC}",
+            ) from None
+    columns = _Columns(qids, docids, scores, None, where, name)
+    try:
+        columns.ranks = [int(t) for t in rank_text]
+    except ValueError:
+        columns.notes.append(
+            "the rank column is not all integers and is ignored, as trec_eval ignores it"
+        )
+    return columns
+
+
+def _row_columns(path: Path) -> _Columns:
+    """retrieved_docs rows {query_id, corpus_id, rank, retrieval_score} (JSONL, parquet)."""
+    problems = Problems()
+    qids: list[str] = []
+    docids: list[str] = []
+    scores: list[float] = []
+    ranks: list[int] | None = []
+    origins: list[Origin] = []
+    for origin, record in _rows(path, problems):
+        qid, docid = record.get("query_id"), record.get("corpus_id")
+        score = record.get("retrieval_score", record.get("score"))
+        rank = record.get("rank")
+        hint = "each row needs query_id, corpus_id and retrieval_score (and rank)"
+        if not isinstance(qid, str | int) or not isinstance(docid, str | int):
+            problems.at(origin, "missing or non-string query_id or corpus_id", hint)
+        elif not isinstance(score, int | float) or isinstance(score, bool):
+            problems.at(origin, "missing or non-numeric retrieval_score", hint)
+        else:
+            qids.append(str(qid))
+            docids.append(str(docid))
+            scores.append(float(score))
+            origins.append(origin)
+            if ranks is not None and isinstance(rank, int) and not isinstance(rank, bool):
+                ranks.append(rank)
+            else:
+                ranks = None
+        problems.raise_first()
+    problems.raise_first()
+    return _Columns(qids, docids, scores, ranks, _origins(origins), str(path))
+
+
+def _rows(path: Path, problems: Problems) -> Iterator[tuple[Origin, dict[str, Any]]]:
+    columns = ("query_id", "corpus_id", "rank", "retrieval_score", "score")
+    for origin, record in iter_rows(path, problems, columns):
+        problems.raise_first()
+        yield origin, record
+    problems.raise_first()
+
+
+def _ranked_columns(path: Path) -> _Columns:
+    """Ranked lists {"qid": ..., "docids": [...]}: score = n - rank, rank from 1."""
+    problems = Problems()
+    qids: list[str] = []
+    docids: list[str] = []
+    scores: list[float] = []
+    origins: list[Origin] = []
+    for origin, record in _rows(path, problems):
+        qid, ids = record.get("qid"), record.get("docids")
+        if (
+            not isinstance(qid, str | int)
+            or not isinstance(ids, list)
+            or not all(isinstance(d, str | int) for d in ids)
+        ):
+            raise DataError(
+                'expected {"qid": "...", "docids": ["...", ...]}',
+                path=str(path),
+                line=origin.line,
+                hint="give each line a query id and its document ids, best first",
+            )
+        n = len(ids)
+        for rank, docid in enumerate(ids, 1):
+            qids.append(str(qid))
+            docids.append(str(docid))
+            scores.append(float(n - rank))
+            origins.append(origin)
+    return _Columns(qids, docids, scores, None, _origins(origins), str(path))
+
+
+def _object_columns(path: Path) -> _Columns:
+    """One JSON object {qid: {docid: score}}."""
+    try:
+        with path.open("rb") as fh:
+            data = json.load(fh)
+    except (ValueError, RecursionError) as exc:
+        raise DataError(
+            f"not valid JSON: {exc}",
+            path=str(path),
+            hint="write one JSON object {qid: {docid: score}}",
+        ) from None
+    if not isinstance(data, dict):
+        raise DataError(
+            "not a JSON object", path=str(path), hint="write one JSON object {qid: {docid: score}}"
+        )
+    return _mapping_columns(data, str(path), lambda i: (str(path), None))
+
+
+def _mapping_columns(data: dict[str, Any], path: str, where: Where) -> _Columns:
+    qids: list[str] = []
+    docids: list[str] = []
+    scores: list[float] = []
+    for qid, docs in data.items():
+        if not isinstance(docs, dict):
+            raise DataError(
+                f"query {qid!r} maps to {type(docs).__name__}, not an object",
+                path=path,
+                hint="write {qid: {docid: score}}",
+            )
+        for docid, score in docs.items():
+            if not isinstance(score, int | float) or isinstance(score, bool):
+                raise DataError(
+                    f"query {qid!r}, document {docid!r}: the score is not a number",
+                    path=path,
+                    hint="write {qid: {docid: score}} with numeric scores",
+                )
+            qids.append(str(qid))
+            docids.append(str(docid))
+            scores.append(float(score))
+    return _Columns(qids, docids, scores, None, where, path)

@@ -1,0 +1,293 @@
+"""Reading the rows of a dataset file (parquet, JSON Lines, JSON), each with its origin.
+
+Every reader reports what is wrong into a `Problems` collector and goes on, so that
+`validate` can list every problem of a dataset at once; the loaders then raise the first.
+Parquet is read with pyarrow in batches, only the columns asked for.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from tfce_eval.retrieval.records import Origin, Problem, Severity
+
+#: The suffixes of the data files a layout's directories may hold.
+DATA_SUFFIXES = (".parquet", ".jsonl", ".json")
+
+#: How many problems with the same message one file reports before they are counted.
+SAME_PROBLEM_LIMIT = 10
+
+
+class Problems:
+    """Collects problems; repeats of one message in one file are counted, not listed."""
+
+    def __init__(self) -> None:
+        self.items: list[Problem] = []
+        self._seen: dict[tuple[str, str], int] = {}
+        self.error_count = 0
+
+    def add(
+        self,
+        path: str | Path,
+        line: int | None,
+        message: str,
+        hint: str,
+        severity: Severity = Severity.ERROR,
+    ) -> None:
+        key = (str(path), message)
+        count = self._seen.get(key, 0) + 1
+        self._seen[key] = count
+        if severity is Severity.ERROR:
+            self.error_count += 1
+        if count <= SAME_PROBLEM_LIMIT:
+            self.items.append(Problem(str(path), line, message, hint, severity))
+
+    def at(
+        self, origin: Origin, message: str, hint: str, severity: Severity = Severity.ERROR
+    ) -> None:
+        self.add(origin.path, origin.line, message, hint, severity)
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.items if p.severity is Severity.ERROR]
+
+    def finish(self) -> list[Problem]:
+        """Every problem, with one closing line per message that repeated past the limit."""
+        out = list(dict.fromkeys(self.items))  # a part read twice reports once
+        for (path, message), count in self._seen.items():
+            if count > SAME_PROBLEM_LIMIT:
+                first = next(p for p in self.items if p.path == path and p.message == message)
+                more = count - SAME_PROBLEM_LIMIT
+                out.append(
+                    Problem(path, None, f"{more} more like: {message}", first.hint, first.severity)
+                )
+        return out
+
+    def raise_first(self) -> None:
+        """Raise the first error as a DataError, saying how many others there are."""
+        errors = self.errors
+        if not errors:
+            return
+        first = errors[0]
+        if self.error_count > 1:
+            more = self.error_count - 1
+            first = Problem(
+                first.path,
+                first.line,
+                f"{first.message} ({more} more: tfce-eval validate lists them)",
+                first.hint,
+            )
+        raise first.to_error()
+
+
+def split_of(name: str) -> str:
+    """The split a data file belongs to: the leading letters and digits of its name."""
+    match = re.match(r"[A-Za-z0-9]+", name)
+    return match.group(0) if match else ""
+
+
+def data_files(folder: Path, split: str | None = None) -> list[Path]:
+    """The data files of a folder (of one split when given), in name order."""
+    if not folder.is_dir():
+        return []
+    return sorted(
+        p
+        for p in folder.iterdir()
+        if p.is_file()
+        and p.name.endswith(DATA_SUFFIXES)
+        and not p.name.startswith(".")
+        and (split is None or split_of(p.name) == split)
+    )
+
+
+def iter_rows(
+    path: Path, problems: Problems, columns: Sequence[str] | None = None
+) -> Iterator[tuple[Origin, dict[str, Any]]]:
+    """The objects of a data file in file order; problems for what cannot be read."""
+    if path.name.endswith(".parquet"):
+        yield from _parquet_rows(path, problems, columns)
+    elif path.name.endswith(".jsonl"):
+        yield from _jsonl_rows(path, problems)
+    else:
+        yield from _json_rows(path, problems)
+
+
+def _parquet_rows(
+    path: Path, problems: Problems, columns: Sequence[str] | None
+) -> Iterator[tuple[Origin, dict[str, Any]]]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    name = str(path)
+    try:
+        pf = pq.ParquetFile(path)
+        names = set(pf.schema_arrow.names)
+        wanted = None if columns is None else [c for c in columns if c in names]
+        row = 0
+        for batch in pf.iter_batches(batch_size=4096, columns=wanted):
+            for record in batch.to_pylist():
+                yield Origin(name, row, is_row=True), record
+                row += 1
+    except (pa.ArrowException, OSError) as exc:
+        problems.add(
+            name,
+            None,
+            f"cannot read this parquet file: {exc}",
+            "write it again with pyarrow or pandas (to_parquet)",
+        )
+
+
+def _jsonl_rows(path: Path, problems: Problems) -> Iterator[tuple[Origin, dict[str, Any]]]:
+    name = str(path)
+    try:
+        fh = path.open("rb")
+    except OSError as exc:
+        problems.add(name, None, f"cannot read: {exc.strerror}", "check the file's permissions")
+        return
+    with fh:
+        for number, raw in enumerate(fh, 1):
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw)
+            except (ValueError, RecursionError) as exc:
+                problems.add(
+                    name,
+                    number,
+                    f"not valid JSON: {_json_reason(exc)}",
+                    "each line must be one JSON object (JSON Lines)",
+                )
+                continue
+            if not isinstance(record, dict):
+                problems.add(name, number, "not a JSON object", "each line must be one JSON object")
+                continue
+            yield Origin(name, number), record
+
+
+def _json_rows(path: Path, problems: Problems) -> Iterator[tuple[Origin, dict[str, Any]]]:
+    name = str(path)
+    try:
+        with path.open("rb") as fh:
+            data = json.load(fh)
+    except OSError as exc:
+        problems.add(name, None, f"cannot read: {exc.strerror}", "check the file's permissions")
+        return
+    except (ValueError, RecursionError) as exc:
+        problems.add(
+            name, None, f"not valid JSON: {_json_reason(exc)}", "the file must be a JSON array"
+        )
+        return
+    if not isinstance(data, list):
+        problems.add(name, None, "not a JSON array", "write the rows as a JSON array of objects")
+        return
+    for row, record in enumerate(data):
+        if not isinstance(record, dict):
+            problems.add(name, row, "not a JSON object", "each item must be a JSON object")
+            continue
+        yield Origin(name, row, is_row=True), record
+
+
+def _json_reason(exc: Exception) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at column {exc.colno}"
+    if isinstance(exc, UnicodeDecodeError):
+        return "the bytes are not UTF-8"
+    return str(exc)
+
+
+class Fields:
+    """Typed access to one record's fields, reporting each problem against its origin."""
+
+    def __init__(self, record: dict[str, Any], origin: Origin, problems: Problems, what: str):
+        self.record = record
+        self.origin = origin
+        self.problems = problems
+        self.what = what  # e.g. "a corpus row": named in the hints
+
+    def _missing(self, names: Sequence[str]) -> None:
+        shown = " or ".join(repr(n) for n in names)
+        self.problems.at(
+            self.origin, f"missing field {shown}", f"give {self.what} the field {names[0]!r}"
+        )
+
+    def _wrong(self, name: str, expected: str) -> None:
+        got = type(self.record[name]).__name__
+        self.problems.at(
+            self.origin,
+            f"field {name!r} is {got}, not {expected}",
+            f"write {name!r} as {expected} in {self.what}",
+        )
+
+    def _find(self, names: Sequence[str], required: bool) -> str | None:
+        for name in names:
+            if name in self.record and self.record[name] is not None:
+                return name
+        if required:
+            self._missing(names)
+        return None
+
+    def ident(self, *names: str, required: bool = True) -> str | None:
+        """An id: a non-empty string, or an integer written as a string."""
+        name = self._find(names, required)
+        if name is None:
+            return None
+        value = self.record[name]
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        if not isinstance(value, str):
+            self._wrong(name, "a string")
+            return None
+        if not value.strip():
+            self.problems.at(self.origin, f"field {name!r} is empty", f"give {self.what} an id")
+            return None
+        return value
+
+    def text(self, *names: str, required: bool = True) -> str | None:
+        name = self._find(names, required)
+        if name is None:
+            return None
+        value = self.record[name]
+        if not isinstance(value, str):
+            self._wrong(name, "a string")
+            return None
+        return value
+
+    def integer(self, *names: str, required: bool = True) -> int | None:
+        name = self._find(names, required)
+        if name is None:
+            return None
+        value = self.record[name]
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if not isinstance(value, int) or isinstance(value, bool):
+            self._wrong(name, "an integer")
+            return None
+        return value
+
+    def text_list(self, *names: str, required: bool = True) -> list[str] | None:
+        name = self._find(names, required)
+        if name is None:
+            return None
+        value = self.record[name]
+        if not isinstance(value, list | tuple) or not all(
+            isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool)) for v in value
+        ):
+            self._wrong(name, "a list of strings")
+            return None
+        return [str(v) for v in value]
+
+    def int_list(self, *names: str, required: bool = True) -> list[int] | None:
+        name = self._find(names, required)
+        if name is None:
+            return None
+        value = self.record[name]
+        if not isinstance(value, list | tuple) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value
+        ):
+            self._wrong(name, "a list of integers")
+            return None
+        return list(value)

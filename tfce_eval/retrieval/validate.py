@@ -1,0 +1,164 @@
+"""`validate` for retrieval datasets: every problem at once, each with file, line and fix.
+
+Beyond what loading checks (fields, types, duplicate ids, judgements of unknown queries,
+span gold that overlaps no chunk), validation reads the whole corpus and checks that the
+judgements, the candidate pools and the dataset's own retrieved_docs name documents that
+exist. Every split is checked unless one is named, and in the chunk-span layout both
+corpora (documents and documents_coref) when present.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from tfce_eval.errors import DataError
+from tfce_eval.retrieval.dataset import RetrievalDataset, read_dataset
+from tfce_eval.retrieval.layouts import (
+    LAYOUT_HINT,
+    SPAN_CORPORA,
+    choose_corpus,
+    detect_layout,
+    locate,
+    splits_of,
+)
+from tfce_eval.retrieval.ranking import RunForm
+from tfce_eval.retrieval.readers import iter_docs, read_top_ranked
+from tfce_eval.retrieval.records import Layout, Problem, Severity
+from tfce_eval.retrieval.runs import read_run
+from tfce_eval.retrieval.tables import Problems
+
+
+def validate_retrieval(
+    path: str | Path,
+    *,
+    split: str | None = None,
+    corpus: str | None = None,
+    qrels: str | Path | None = None,
+) -> list[Problem]:
+    """Every problem of a retrieval dataset (errors and warnings); empty when it is sound."""
+    root = Path(path)
+    layout = detect_layout(root)
+    if layout is None:
+        return [Problem(str(root), None, "not a retrieval dataset", LAYOUT_HINT)]
+    problems = Problems()
+    splits = [split] if split is not None else list(splits_of(root, layout))
+    if not splits:
+        problems.add(root / "queries", None, "no query split found", "add the query files")
+    if layout is Layout.CHUNK_SPAN and corpus is None:
+        corpora = [c for c in SPAN_CORPORA if (root / c).is_dir()]
+    else:
+        corpora = [choose_corpus(root, layout, corpus)]
+    for corpus_name in corpora:
+        ids = _check_corpus(root, layout, splits, corpus_name, problems)
+        for name in splits:
+            try:
+                files = locate(root, split=name, corpus=corpus_name)
+            except DataError as exc:
+                problems.add(exc.path or str(root), exc.line, exc.message, exc.hint or "")
+                continue
+            dataset = read_dataset(files, problems, qrels=qrels)
+            _check_split(dataset, ids, problems)
+    return problems.finish()
+
+
+def _check_corpus(
+    root: Path, layout: Layout, splits: list[str], corpus_name: str, problems: Problems
+) -> set[str]:
+    """Read the whole corpus: duplicate ids and empty texts. Returns the ids."""
+    if not splits:
+        return set()
+    files = locate(root, split=splits[0], corpus=corpus_name)
+    ids: set[str] = set()
+    for origin, doc in iter_docs(files, problems):
+        if doc.id in ids:
+            # The span reader of the chunk-span layout reports duplicate chunk ids already.
+            if layout is not Layout.CHUNK_SPAN:
+                problems.at(
+                    origin, f"document id {doc.id!r} appears twice", "give each document its own id"
+                )
+            continue
+        ids.add(doc.id)
+        if not doc.text.strip() and not doc.title.strip():
+            problems.at(
+                origin,
+                f"document {doc.id!r} has no text",
+                "give it text, or drop it",
+                Severity.WARNING,
+            )
+    return ids
+
+
+def _check_split(dataset: RetrievalDataset, ids: set[str], problems: Problems) -> None:
+    files = dataset.files
+    for qid, origin in dataset.query_origins.items():
+        docs = dataset.qrels.get(qid)
+        if docs is None:
+            problems.at(
+                origin,
+                f"query {qid!r} has no judgements and is not scored",
+                "judge it, or drop it",
+                Severity.WARNING,
+            )
+        elif not any(rel > 0 for rel in docs.values()):
+            problems.at(
+                origin,
+                f"query {qid!r} has no relevant document and is not scored",
+                "judge at least one document relevant, or drop the query",
+                Severity.WARNING,
+            )
+    if ids:
+        for (_qid, docid), origin in dataset.qrel_origins.items():
+            if docid not in ids:
+                problems.at(
+                    origin,
+                    f"judgement of document {docid!r}, which is not in the corpus",
+                    f"add the document to {files.corpus_name}, or remove the judgement",
+                )
+        _check_pools(files.top_ranked, dataset, ids, problems)
+    _check_retrieved(files.retrieved_docs, dataset, ids, problems)
+
+
+def _check_pools(
+    paths: Iterable[Path], dataset: RetrievalDataset, ids: set[str], problems: Problems
+) -> None:
+    pools, origins = read_top_ranked(paths, Problems(), dataset.queries)  # reported already
+    for qid, pool in pools.items():
+        missing = [d for d in pool if d not in ids]
+        if missing:
+            problems.at(
+                origins[qid],
+                f"{len(missing)} candidates of query {qid!r} are not in the corpus "
+                f"(first: {missing[0]})",
+                "list only corpus ids in corpus-ids",
+            )
+
+
+def _check_retrieved(
+    paths: Iterable[Path], dataset: RetrievalDataset, ids: set[str], problems: Problems
+) -> None:
+    for path in paths:
+        try:
+            run = read_run(path, form=RunForm.ROWS)
+        except DataError as exc:
+            problems.add(exc.path or str(path), exc.line, exc.message, exc.hint or "")
+            continue
+        unknown = [q for q in run.rankings if q not in dataset.queries]
+        if unknown:
+            problems.add(
+                path,
+                None,
+                f"{len(unknown)} queries are not in the split (first: {unknown[0]})",
+                "keep only the split's queries in its retrieved_docs",
+            )
+        if ids:
+            absent = sorted({d for docs in run.rankings.values() for d in docs if d not in ids})
+            if absent:
+                problems.add(
+                    path,
+                    None,
+                    f"{len(absent)} retrieved documents are not in the corpus (first: {absent[0]})",
+                    "retrieve from this dataset's corpus",
+                )
+        for warning in run.warnings:
+            problems.add(path, None, warning, "", Severity.WARNING)
