@@ -67,6 +67,13 @@ FAULTS = (
     "llamacpp_no_jinja",  # llama-server without --jinja (when tools sent)
     "text_calls",  # tool calls returned as <tool_call> text (no tool parser)
     "single_call",  # only the first of several calls (parallel calls off)
+    # Hostile servers and models:
+    "surrogate",  # a lone surrogate (U+D83D, JSON-escaped) in the content and the arguments
+    "echo_key",  # a 200 whose content repeats the key it was given
+    "text_error_key",  # a text/plain 400 whose body holds the key across its 500th character
+    "deep",  # a 200 whose body is nested 100,000 deep
+    "trickle",  # headers at once, then the body one byte every `trickle_s`
+    "redirect",  # 307 to the same path on another host (127.0.0.2)
 )
 
 
@@ -81,6 +88,7 @@ class FakeConfig:
     always: tuple[str, ...] = ()  # applied to every request where they apply
     retry_after_s: float = 0.05
     slow_s: float = 3.0
+    trickle_s: float = 0.2
 
 
 @dataclass(frozen=True)
@@ -366,7 +374,13 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             headers: Mapping[str, str] | None = None,
             raw: bytes | None = None,
         ) -> None:
-            data = raw if raw is not None else json.dumps(payload, ensure_ascii=False).encode()
+            if raw is not None:
+                data = raw
+            else:
+                try:
+                    data = json.dumps(payload, ensure_ascii=False).encode()
+                except UnicodeEncodeError:  # a lone surrogate: JSON escapes it
+                    data = json.dumps(payload).encode()
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -436,7 +450,33 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                     ),
                 )
                 return
-            self._send(200, _answer(api, body, item, fault))
+            answer = _answer(api, body, item, fault)
+            if fault == "echo_key":
+                answer = _with_text(api, answer, f"Your key is {self._key()}.")
+            if fault == "surrogate":
+                answer = _with_text(api, answer, "\ud83d ")
+            if fault == "trickle":
+                self._trickle(json.dumps(answer).encode())
+                return
+            self._send(200, answer)
+
+        def _key(self) -> str:
+            bearer = self.headers.get("Authorization") or ""
+            return bearer.removeprefix("Bearer ") or self.headers.get("x-api-key") or ""
+
+        def _trickle(self, data: bytes) -> None:
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.flush()
+                for i in range(len(data)):
+                    time.sleep(server.config.trickle_s)
+                    self.wfile.write(data[i : i + 1])
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True
 
         def _authorised(self, key: str) -> bool:
             return (
@@ -457,6 +497,20 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                 return False
             if fault == "malformed":
                 self._send(200, None, raw=b'{"id": "x", "choices": [{"mess')
+                return True
+            if fault == "deep":
+                depth = 100_000
+                deep = b'{"choices": [{"message": {"role": "assistant", "content": '
+                deep += b"[" * depth + b"]" * depth + b"}}]}"
+                self._send(200, None, raw=deep)
+                return True
+            if fault == "text_error_key":
+                data = ("E" * 492 + self._key() + " is not a valid key.").encode()
+                self._send(400, None, {"Content-Type": "text/plain"}, raw=data)
+                return True
+            if fault == "redirect":
+                where = f"http://127.0.0.2:{server.port}{self.path}"
+                self._send(307, {"moved": where}, {"Location": where})
                 return True
             errors = {
                 "429": (429, "rate_limit_error", "Rate limit reached; try again shortly."),
@@ -545,6 +599,11 @@ def _answer(api: str, body: Mapping[str, Any], item: Item, fault: str | None) ->
         forced = forced_name(body, api)
         if forced is not None:  # exactly one call, of that tool
             calls = [c for c in calls if c[0] == forced][:1] or [(forced, {})]
+    if fault == "surrogate":
+        calls = [
+            (name, {k: v + "\ud83d" if isinstance(v, str) else v for k, v in args.items()})
+            for name, args in calls
+        ]
     text = python_text(calls) if calls else "[]"
     if fault == "truncated":
         text = text[: len(text) // 2]
@@ -614,6 +673,16 @@ def _answer(api: str, body: Mapping[str, Any], item: Item, fault: str | None) ->
             "total_tokens": tokens_in + tokens_out,
         },
     }
+
+
+def _with_text(api: str, answer: dict[str, Any], text: str) -> dict[str, Any]:
+    """The answer with `text` added to its content (a text block for the Anthropic API)."""
+    if api == "anthropic":
+        answer["content"] = [{"type": "text", "text": text}, *answer["content"]]
+    else:
+        message = answer["choices"][0]["message"]
+        message["content"] = text + (message["content"] or "")
+    return answer
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,14 +1,18 @@
 """The single place a run writes answers: a thread appending to outputs.jsonl.
 
-Workers hand finished records over and go on; the thread writes each as one complete line
-and fsyncs. When answers arrive faster than the disk syncs, the lines waiting at that moment
-are written together and synced once (group commit), so a slow disk delays the sync by one
-batch instead of holding up the requests. A torn last line left by a killed run is cut off
+Workers hand finished records over and go on; each record is turned into the bytes of one
+line at once, in the worker (so nothing a model sends, not even a lone surrogate, can make
+the writing thread fail: such a character is written as its JSON escape `\\ud83d`, which
+reads back to the same string), and the thread writes each line whole and fsyncs. When
+answers arrive faster than the disk syncs, the lines waiting at that moment are written
+together and synced once (group commit), so a slow disk delays the sync by one batch
+instead of holding up the requests. A torn last line left by a killed run is cut off
 before the first append (results.truncate_torn_tail).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import threading
@@ -17,9 +21,18 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from tfce_eval.scoring.rundir import dumps, truncate_torn_tail
+from tfce_eval.scoring.rundir import truncate_torn_tail
 
 _STOP = object()
+
+
+def encode_line(record: Mapping[str, Any]) -> bytes:
+    """One outputs.jsonl line as UTF-8 bytes, Chinese readable, lone surrogates escaped."""
+    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:  # a lone surrogate: only this line is written all-ASCII
+        return json.dumps(record, ensure_ascii=True, separators=(",", ":")).encode() + b"\n"
 
 
 class OutputsAppender:
@@ -29,14 +42,14 @@ class OutputsAppender:
         self.path = path
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
-        self._fh: IO[str] | None = None
+        self._fh: IO[bytes] | None = None
         self._error: BaseException | None = None
         self.written = 0
 
     def __enter__(self) -> OutputsAppender:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         truncate_torn_tail(self.path)
-        self._fh = self.path.open("a", encoding="utf-8", newline="\n")
+        self._fh = self.path.open("ab")
         self._thread = threading.Thread(target=self._loop, name="tfce-outputs", daemon=True)
         self._thread.start()
         return self
@@ -45,7 +58,7 @@ class OutputsAppender:
         """Queue one record (serialised now, so later changes to it do not matter)."""
         if self._error is not None:
             raise OSError(f"cannot write {self.path}: {self._error}") from self._error
-        self._queue.put(dumps(record) + "\n")
+        self._queue.put(encode_line(record))
 
     def _loop(self) -> None:
         fh = self._fh

@@ -1,0 +1,93 @@
+"""`run` against hostile servers and a hostile run directory: the real SDKs, the loopback
+server, real files in tmp_path. Whatever a server sends, a run keeps every answer it has,
+says what went wrong in one line, and never writes the key anywhere.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakeserver import FakeConfig, FakeServer
+
+from tfce_eval.dataset.load import load_dataset
+from tfce_eval.run.appender import OutputsAppender
+from tfce_eval.run.retry import RetryPolicy
+from tfce_eval.run.runner import RunConfig, run_eval
+from tfce_eval.scoring.options import CheckMode
+
+DATA = Path(__file__).parent / "fixtures" / "run_small"
+FAST_RETRY = RetryPolicy(max_retries=2, base_delay_s=0.01, max_delay_s=0.05)
+SECRET = "sk-hardening-0123456789abcdef"
+
+
+@pytest.fixture(scope="module")
+def dataset():
+    return load_dataset(DATA)
+
+
+@pytest.fixture(autouse=True)
+def keys(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+
+
+def config(server: FakeServer, out: Path, sdk: str = "openai", **changes: Any) -> RunConfig:
+    base = RunConfig(
+        model=f"{sdk}/fake-model",
+        data=DATA,
+        out=out,
+        base_url=server.base_url if sdk == "openai" else server.root_url,
+        check=CheckMode.AST,
+        concurrency=4,
+        timeout_s=0.5,
+        retry=FAST_RETRY,
+    )
+    return replace(base, **changes)
+
+
+def outputs(run_dir: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (run_dir / "outputs.jsonl").read_bytes().splitlines()]
+
+
+# --- what a model or a server sends -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("sdk", ["openai", "anthropic"])
+def test_a_lone_surrogate_in_an_answer_is_stored_and_later_answers_are_kept(dataset, tmp_path, sdk):
+    faults = {"run_multiple_2": ["surrogate"], "run_simple_0": ["surrogate"]}
+    with FakeServer(FakeConfig(dataset, faults=faults)) as srv:
+        first = run_eval(config(srv, tmp_path, sdk, concurrency=1))
+        srv.log.clear()
+        again = run_eval(config(srv, tmp_path, sdk, concurrency=1))
+        assert not srv.log  # resumed: nothing left to ask
+    records = {r["id"]: r for r in outputs(first.run_dir)}
+    assert sorted(records) == sorted(dataset.ids())  # every answer after it kept too
+    raw = json.dumps(records["run_multiple_2"]["raw"])
+    assert "\\ud83d" in raw
+    (call,) = records["run_multiple_2"]["calls"]
+    assert call["arguments"]["name"].endswith("\ud83d")
+    assert all(r["error"] is None for r in records.values())
+    assert (again.resumed, again.asked) == (16, 0)
+    by_id = {r.id: r for r in again.score.records}
+    assert by_id["run_multiple_2"].error_type == "value_error"
+    assert sum(r.valid for r in again.score.records) == 15
+
+
+def test_the_appender_writes_a_lone_surrogate_and_every_line_after_it(tmp_path):
+    path = tmp_path / "outputs.jsonl"
+    records = [
+        {"id": "a", "raw": {"content": "好"}},
+        {"id": "b", "raw": {"content": "\ud83d"}, "calls": [{"arguments": {"x": "\udc00"}}]},
+        {"id": "c", "raw": {"content": "after"}},
+    ]
+    with OutputsAppender(path) as out:
+        for record in records:
+            out.put(record)
+    lines = path.read_bytes().splitlines()
+    assert [json.loads(line) for line in lines] == records  # read back to the same strings
+    assert lines[0].decode("utf-8") == '{"id":"a","raw":{"content":"好"}}'  # still readable
+    assert b"\\ud83d" in lines[1]
