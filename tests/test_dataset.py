@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,8 @@ from tfce_eval.dataset.category import parse_category, unsupported_category
 from tfce_eval.dataset.load import Dataset, load_dataset
 from tfce_eval.dataset.paths import builtin_data_dir
 from tfce_eval.errors import DataError
-from tfce_eval.model import AnswerStyle, Category, ExpectedParam
+from tfce_eval.jsonl import JsonLimits, JsonLines, LineReader
+from tfce_eval.model import AnswerStyle, Category, ExpectedParam, Finding, Level
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -675,6 +677,89 @@ def test_no_answers_directory(tmp_path: Path) -> None:
         load_dataset(tmp_path)
     assert caught.value.item_id == "s_0"
     assert "possible_answer" in (caught.value.hint or "")
+
+
+# -- the one JSON Lines reader -------------------------------------------------------------
+
+
+def test_json_lines_records_carry_offsets_and_line_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"id": "a"}\n\n  \n{"id": "b"}\r\n{"id": "\xe5\x8c\x97"}')
+    scan = JsonLines(path)
+    records = list(scan)
+    assert [(r.line, r.value) for r in records] == [
+        (1, {"id": "a"}),
+        (4, {"id": "b"}),
+        (5, {"id": "北"}),
+    ]
+    assert not scan.torn_tail
+    assert scan.digest() == hashlib.sha256(path.read_bytes()).hexdigest()
+    with LineReader() as reader:
+        for record in reversed(records):
+            assert reader.read(path, record.offset, record.line) == record.value
+
+
+def test_a_torn_last_line_is_dropped_only_when_asked(tmp_path: Path) -> None:
+    path = tmp_path / "outputs.jsonl"
+    path.write_bytes(b'{"id": "a"}\n{"id": "b", "te')
+    *_, last = JsonLines(path)
+    assert last.line == 2 and last.error is not None and "malformed JSON" in last.error
+    tolerant = JsonLines(path, torn_tail_ok=True)
+    assert [r.value for r in tolerant] == [{"id": "a"}] and tolerant.torn_tail
+    whole = JsonLines(path, torn_tail_ok=True)
+    path.write_bytes(b'{"id": "a"}\n{"id": "b"}')  # complete, only the newline missing
+    assert [r.value for r in whole] == [{"id": "a"}, {"id": "b"}] and not whole.torn_tail
+
+
+def test_a_file_with_cr_line_ends_is_reported_not_dropped_as_torn(tmp_path: Path) -> None:
+    path = tmp_path / "outputs.jsonl"
+    path.write_bytes(b'{"id": "a"}\r{"id": "b"}\r{"id": "c"}\r')
+    scan = JsonLines(path, torn_tail_ok=True)
+    (record,) = scan
+    assert not scan.torn_tail and record.line == 1
+    assert record.error is not None and "carriage returns" in record.error
+    assert "LF" in (record.hint or "")
+
+
+def test_lines_beyond_the_limits_are_records_with_errors(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    rows = [
+        b'{"id": "a"}',
+        b"[" * 100_000 + b"]" * 100_000,
+        b'{"n": ' + b"7" * 5000 + b"}",
+        b'{"s": "' + b"[" * 300 + b'"}',  # brackets inside a string do not nest
+        b'{"id": "z"}',
+    ]
+    path.write_bytes(b"\n".join(rows) + b"\n")
+    records = list(JsonLines(path))
+    assert [r.line for r in records] == [1, 2, 3, 4, 5]
+    assert records[0].value == {"id": "a"} and records[4].value == {"id": "z"}
+    assert "nest deeper than 128 levels (column 129)" in (records[1].error or "")
+    assert "an integer with more than 4300 digits" in (records[2].error or "")
+    assert records[3].value == {"s": "[" * 300}
+    small = list(JsonLines(path, limits=JsonLimits(max_bytes=1000)))
+    assert [r.line for r in small] == [1, 2, 3, 4, 5]
+    assert "longer than the limit of 1000 bytes" in (small[1].error or "")
+    assert small[4].value == {"id": "z"}
+    with LineReader() as reader:
+        assert reader.read(path, small[4].offset, 5) == {"id": "z"}
+        with pytest.raises(DataError) as caught:
+            reader.read(path, records[1].offset, 2)
+        assert caught.value.line == 2 and caught.value.path == str(path)
+
+
+def test_a_missing_json_lines_file_is_a_data_error(tmp_path: Path) -> None:
+    with pytest.raises(DataError) as caught:
+        list(JsonLines(tmp_path / "nope.jsonl"))
+    assert caught.value.message == "file not found"
+
+
+def test_warnings_are_findings(tmp_path: Path) -> None:
+    root = simple_dataset(tmp_path)
+    with (root / "answers" / "simple.jsonl").open("a") as handle:
+        handle.write(json.dumps(answer("ghost_1", {"f": {"x": 1}})) + "\n")
+    (warning,) = load_dataset(root).warnings
+    assert isinstance(warning, Finding) and warning.level is Level.WARNING
 
 
 # -- streaming ----------------------------------------------------------------------------

@@ -7,13 +7,8 @@ from typing import Any
 
 import pytest
 
-from tfce_eval.decode.pyliteral import (
-    MAX_INT_DIGITS,
-    MAX_ITEMS,
-    LiteralError,
-    parse_calls,
-    parse_literal,
-)
+from tfce_eval.decode.limits import MAX_INT_DIGITS
+from tfce_eval.decode.pyliteral import MAX_ITEMS, LiteralError, parse_calls, parse_literal
 from tfce_eval.model import Call
 
 

@@ -160,6 +160,53 @@ def test_findings_render_and_serialise(broken: Path) -> None:
     assert str(Finding("warning", "hm")) == "warning: hm"
 
 
+def test_one_finding_record_for_loading_validating_and_checking_setups(broken: Path) -> None:
+    from tfce_eval import model
+    from tfce_eval.dataset.load import scan_dataset
+
+    _, problems = scan_dataset(broken)
+    assert problems and all(type(p) is model.Finding for p in problems)
+    assert all(type(f) is model.Finding for f in validate_dataset(broken).findings)
+    assert Finding is model.Finding
+    made = Finding("error", "m", "p.jsonl", 3, "s_1", "fix it")
+    assert made.level is model.Level.ERROR
+    assert made == Finding(model.Level.ERROR, "m", "p.jsonl", 3, "s_1", "fix it")
+    assert made.to_json() == {
+        "level": "error",
+        "message": "m",
+        "path": "p.jsonl",
+        "line": 3,
+        "id": "s_1",
+        "hint": "fix it",
+    }
+
+
+def test_checker_and_validate_show_values_the_same_way(tmp_path: Path) -> None:
+    """One way to show a value in a message: as JSON, cut to 80 characters."""
+    from tfce_eval.check.item import check_item
+    from tfce_eval.model import Call, DecodeResult, ExpectedCall, ExpectedParam, FunctionDoc, Item
+
+    doc = {
+        "name": "g",
+        "parameters": {"type": "dict", "properties": {"on": {"type": "any"}}, "required": []},
+    }
+    item = Item(
+        "s_0",
+        Category.SIMPLE,
+        "q",
+        (FunctionDoc("g", "", doc),),
+        (ExpectedCall("g", {"on": ExpectedParam(({"a": True, "b": None},))}),),
+    )
+    verdict = check_item(item, DecodeResult((Call("g", {"on": {"a": False}}),)))
+    assert verdict.error == 'on: expected {"a": true, "b": null}, received {"a": false}'
+    env = {**W["parameters"]["properties"]["env"], "enum": ["LOS", None]}
+    w = {**W, "parameters": {"type": "dict", "properties": {"env": env}, "required": []}}
+    write(tmp_path / "questions" / "simple.jsonl", [q("s_0", w)])
+    write(tmp_path / "answers" / "simple.jsonl", [a("s_0", {"w": {"env": "UMa"}})])
+    messages = [f.message for f in validate_dataset(tmp_path).findings]
+    assert 'w.env: "UMa" is not one of ["LOS", null]' in messages, messages
+
+
 def test_clean_fixture_has_no_findings() -> None:
     report = validate_dataset(FIXTURES / "tfce_small")
     assert report.findings == ()

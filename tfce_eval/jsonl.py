@@ -1,25 +1,26 @@
-"""Reading dataset files record by record, whatever their shape, and never giving up early.
+"""Reading JSON files record by record, within limits, and never giving up early.
 
-A dataset file is one of (decided by content, never by extension):
+Every read of JSON from a file in tfce-eval goes through here, bounded by `JsonLimits`: a
+line (or a whole document) of at most `max_bytes`, arrays and objects nested at most
+`max_depth` deep (checked by a linear scan before `json` parses anything), integers within
+Python's digit limit. Whatever breaks a limit, or is not UTF-8 or not JSON, becomes a
+`Record` with an `error` and a `hint` naming the line (and column), never an exception.
 
-- JSON Lines: one JSON value per line; blank lines are skipped. Read as bytes, line by line,
-  so that a line can later be found again by its byte offset (`LineReader`) and nothing but
-  the line being looked at is in memory.
-- a JSON array of items;
-- an object that wraps the items in a list under some key (`{"data": [...]}`); the object
-  must not have an `id` (then it is an item) and, when it holds several lists, the list of
-  objects is taken, or the first of `data`, `items`, `questions`, `answers`, `examples`,
-  `records`;
-- one item written as a single (pretty-printed) JSON object.
+- `JsonLines`: one pass over a JSON Lines file, a `Record` per non-blank line with its byte
+  offset and line number; optionally tolerant of a torn last line (what a writer killed in
+  mid-line leaves). Read as bytes, line by line: nothing but the line at hand is in memory.
+- `LineReader`: reads such a record back by its byte offset, one open handle per file.
+- `JsonFile`: a dataset file, whatever its shape (decided by content, never by extension):
+  JSON Lines; a JSON array of items; an object that wraps the items in a list under some key
+  (`{"data": [...]}`; the object must not have an `id`, and when it holds several lists the
+  list of objects is taken, or the first of `data`, `items`, `questions`, `answers`,
+  `examples`, `records`); one item written as a single (pretty-printed) JSON object.
 
 Detection reads only the first non-blank line of a JSON Lines file: a file is JSON Lines
 unless that line is not a complete JSON value on its own, or it is but nothing follows it
 and it is an array or a wrapping object. In the other cases the whole file is parsed; if that
 fails and the file starts with `[`, or with a line holding only `{`, it is reported as one
 broken JSON document (json's message and line), else as JSON Lines, line by line.
-
-Every problem becomes a `Record` with an `error` and a `hint` instead of an exception, so
-that `validate` can report them all and the loader can raise on the first.
 Text must be UTF-8; a byte-order mark at the start is tolerated.
 """
 
@@ -28,7 +29,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterator
+import sys
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -41,6 +43,24 @@ _BOM = b"\xef\xbb\xbf"
 _WS = re.compile(r"[ \t\n\r]*")
 _PREFERRED_KEYS = ("data", "items", "questions", "answers", "examples", "records")
 _UTF8_HINT = "save the file as UTF-8"
+_LINE_HINT = "write one complete JSON object per line"
+# A JSON string as one token (possessive: linear on any input), or a bracket.
+_DEPTH_TOKEN = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}]', re.DOTALL)
+_OPEN = frozenset(b"[{")
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class JsonLimits:
+    """Bounds on one JSON value read from a file."""
+
+    #: One line of a JSON Lines file, or a whole JSON document, in bytes.
+    max_bytes: int = 256 * 1024 * 1024
+    #: How deeply arrays and objects may nest.
+    max_depth: int = 128
+
+
+DEFAULT_LIMITS = JsonLimits()
 
 
 class FileKind(StrEnum):
@@ -67,30 +87,271 @@ class Record:
     hint: str | None = None
 
 
+class _Refused(Exception):
+    """Bytes that are not one readable JSON value; `syntax` when json itself refused them."""
+
+    def __init__(
+        self, what: str, hint: str, line: int, column: int | None, *, syntax: bool
+    ) -> None:
+        super().__init__(what)
+        self.what = what
+        self.hint = hint
+        self.line = line
+        self.column = column
+        self.syntax = syntax
+
+    def at_column(self) -> str:
+        return self.what + (f" (column {self.column})" if self.column else "")
+
+    def at_line(self) -> str:
+        if not self.column:
+            return f"{self.what} (line {self.line})"
+        return f"{self.what} (line {self.line}, column {self.column})"
+
+
+def _position(raw: bytes, index: int) -> tuple[int, int]:
+    line_start = raw.rfind(b"\n", 0, index) + 1
+    return raw.count(b"\n", 0, index) + 1, index - line_start + 1
+
+
+def _too_deep(raw: bytes, limit: int) -> int | None:
+    """Where nesting first goes deeper than `limit`, or None; linear, no recursion."""
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return None  # cannot nest deeper than it has brackets: the usual line, decided in C
+    depth = 0
+    for match in _DEPTH_TOKEN.finditer(raw):
+        first = raw[match.start()]
+        if first in _OPEN:
+            depth += 1
+            if depth > limit:
+                return match.start()
+        elif first != 0x22:  # a closing bracket (0x22 is '"', a string)
+            depth -= 1
+    return None
+
+
+def _load(raw: bytes, limits: JsonLimits, hint: str) -> Any:
+    """One JSON value from UTF-8 bytes (a BOM allowed), or _Refused saying why not."""
+    if len(raw) > limits.max_bytes:
+        raise _Refused(
+            f"{len(raw)} bytes, more than the limit of {limits.max_bytes}",
+            "shorten it: a record this large is not something tfce-eval reads",
+            1,
+            None,
+            syntax=False,
+        )
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line, column = _position(raw, exc.start)
+        raise _Refused(
+            f"not UTF-8 (byte 0x{raw[exc.start]:02x})", _UTF8_HINT, line, column, syntax=True
+        ) from None
+    deep = _too_deep(raw, limits.max_depth)
+    if deep is not None:
+        line, column = _position(raw, deep)
+        raise _Refused(
+            f"arrays and objects nest deeper than {limits.max_depth} levels",
+            f"nest values at most {limits.max_depth} deep",
+            line,
+            column,
+            syntax=False,
+        )
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _Refused(
+            f"malformed JSON: {exc.msg}", hint, exc.lineno, exc.colno, syntax=True
+        ) from None
+    except ValueError:  # json gives no position for an integer beyond Python's digit limit
+        raise _Refused(
+            f"an integer with more than {sys.get_int_max_str_digits()} digits",
+            "write a number that long as a string",
+            1,
+            None,
+            syntax=False,
+        ) from None
+    except RecursionError:  # the depth scan should have caught it; a second guard
+        raise _Refused("nested too deeply to read", hint, 1, None, syntax=False) from None
+
+
+def _parse_line(raw: bytes, line: int, offset: int, limits: JsonLimits) -> Record:
+    try:
+        return Record(line, offset, _load(raw, limits, _LINE_HINT))
+    except _Refused as exc:
+        what, hint = exc.at_column(), exc.hint
+        if exc.syntax and b"\r" in raw.rstrip(b"\r\n"):
+            what = f"{what}; the line holds carriage returns (CR)"
+            hint = "save the file with LF (or CRLF) line ends: CR alone does not end a line"
+        return Record(line, offset, error=what, hint=hint)
+
+
+class JsonLines:
+    """One pass over a JSON Lines file: a `Record` per non-blank line, in file order.
+
+    `torn_tail_ok`: a last line without its newline that is not valid JSON (what a writer
+    killed in mid-line leaves) is not yielded, and `torn_tail` is True once the pass has
+    ended. A line with carriage returns inside is never taken for a torn tail. DataError
+    (naming the file) when the file cannot be opened.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        limits: JsonLimits = DEFAULT_LIMITS,
+        torn_tail_ok: bool = False,
+    ) -> None:
+        self.path = path
+        self.limits = limits
+        self.torn_tail_ok = torn_tail_ok
+        self.torn_tail = False
+        self._hasher = hashlib.sha256()
+
+    def digest(self) -> str:
+        """SHA-256 of the bytes read so far (of the file, once the pass has ended)."""
+        return self._hasher.hexdigest()
+
+    def __iter__(self) -> Iterator[Record]:
+        try:
+            handle = self.path.open("rb")
+        except FileNotFoundError:
+            raise DataError("file not found", path=str(self.path)) from None
+        except OSError as exc:
+            raise DataError(
+                f"cannot read the file: {exc.strerror or exc}", path=str(self.path)
+            ) from None
+        with handle:
+            yield from self._lines(handle)
+
+    def _lines(self, handle: BinaryIO) -> Iterator[Record]:
+        limit = self.limits.max_bytes
+        offset = number = 0
+        while raw := handle.readline(limit + 1):
+            number += 1
+            start = offset
+            offset += len(raw)
+            self._hasher.update(raw)
+            if len(raw) > limit and not raw.endswith(b"\n"):
+                offset += self._skip_rest(handle)
+                yield Record(
+                    number,
+                    start,
+                    error=f"the line is longer than the limit of {limit} bytes",
+                    hint="shorten it: a record this large is not something tfce-eval reads",
+                )
+                continue
+            if number == 1 and raw.startswith(_BOM):
+                raw, start = raw[len(_BOM) :], start + len(_BOM)
+            if not raw.strip():
+                continue
+            record = _parse_line(raw, number, start, self.limits)
+            if (
+                record.error is not None
+                and self.torn_tail_ok
+                and not raw.endswith(b"\n")  # so the last line: readline stopped at the end
+                and b"\r" not in raw
+            ):
+                self.torn_tail = True
+                return
+            yield record
+
+    def _skip_rest(self, handle: BinaryIO) -> int:
+        """Read past the rest of an over-long line without keeping it; its length."""
+        skipped = 0
+        while chunk := handle.readline(_CHUNK):
+            skipped += len(chunk)
+            self._hasher.update(chunk)
+            if chunk.endswith(b"\n"):
+                break
+        return skipped
+
+
+class LineReader:
+    """Reads records of JSON Lines files back by byte offset, one open handle per file.
+
+    The offsets and line numbers are those of a `JsonLines` pass; the same limits apply.
+    """
+
+    def __init__(self, limits: JsonLimits = DEFAULT_LIMITS) -> None:
+        self.limits = limits
+        self._handles: dict[Path, BinaryIO] = {}
+
+    def record(self, path: Path, offset: int, line: int) -> Record:
+        """The record at `offset`, or what keeps it from being read; OSError if unreadable."""
+        handle = self._handles.get(path)
+        if handle is None:
+            handle = self._handles[path] = path.open("rb")
+        handle.seek(offset)
+        raw = handle.readline(self.limits.max_bytes + 1)
+        if len(raw) > self.limits.max_bytes and not raw.endswith(b"\n"):
+            return Record(line, offset, error="the line is longer than the limit")
+        return _parse_line(raw, line, offset, self.limits)
+
+    def read(self, path: Path, offset: int, line: int) -> Any:
+        """The value at `offset`; DataError (file and line) when it no longer reads."""
+        try:
+            record = self.record(path, offset, line)
+        except OSError as exc:
+            raise DataError(
+                f"cannot read the file: {exc.strerror or exc}", path=str(path), line=line
+            ) from None
+        if record.error is not None:
+            raise DataError(
+                f"{record.error}; the file changed after it was loaded",
+                path=str(path),
+                line=line,
+                hint="load it again",
+            )
+        return record.value
+
+    def close(self) -> None:
+        for handle in self._handles.values():
+            handle.close()
+        self._handles.clear()
+
+    def __enter__(self) -> LineReader:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
 class JsonFile:
     """One dataset file, detected on construction; `records()` makes one pass over it."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, limits: JsonLimits = DEFAULT_LIMITS) -> None:
         self.path = path
+        self.limits = limits
         self.kind = FileKind.JSON_LINES
         self.held: list[Any] = []
         self._lines: list[int] = []
         self._fatal: Record | None = None
-        self._hasher = hashlib.sha256()
+        self._digest: str | None = None
         try:
             self._detect()
         except OSError as exc:
             self._fatal = Record(0, 0, error=f"cannot read the file: {exc.strerror or exc}")
 
     def digest(self) -> str:
-        """SHA-256 of the file's bytes (for JSON Lines, complete once `records()` has ended)."""
-        return self._hasher.hexdigest()
+        """SHA-256 of the file's bytes (for JSON Lines, known once `records()` has ended)."""
+        return self._digest or ""
 
     def records(self) -> Iterator[Record]:
         if self._fatal is not None:
             yield self._fatal
         elif self.kind is FileKind.JSON_LINES:
-            yield from self._json_lines()
+            lines = JsonLines(self.path, limits=self.limits)
+            try:
+                yield from lines
+            except DataError as exc:  # gone since it was detected
+                yield Record(0, 0, error=exc.message)
+            self._digest = lines.digest()
         else:
             for index, (value, line) in enumerate(zip(self.held, self._lines, strict=True)):
                 yield Record(line, index, value)
@@ -103,42 +364,42 @@ class JsonFile:
             return
         line, rest_blank = first
         try:
-            alone: Any = json.loads(line.decode("utf-8"))
-        except ValueError:  # UnicodeDecodeError and JSONDecodeError are both ValueErrors
-            self._whole_file(line)
-            return
+            alone = _load(line, self.limits, _LINE_HINT)
+        except _Refused as exc:
+            if exc.syntax:  # not a value on its own: maybe the start of a document
+                self._whole_file(line)
+            return  # a value refused for its size: a line of JSON Lines, reported as such
         if rest_blank and (
             isinstance(alone, list) or (isinstance(alone, dict) and _wrapped_key(alone))
         ):
             self._whole_file(line)
 
     def _whole_file(self, first_line: bytes) -> None:
-        data = self.path.read_bytes()
-        self._hasher.update(data)
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            line = data.count(b"\n", 0, exc.start) + 1
-            self._fatal = Record(
-                line, 0, error=f"not UTF-8 (byte 0x{data[exc.start]:02x})", hint=_UTF8_HINT
-            )
+        size = self.path.stat().st_size
+        if size > self.limits.max_bytes:
             self.kind = FileKind.ARRAY
+            self._fatal = Record(
+                0,
+                0,
+                error=f"{size} bytes, more than the limit of {self.limits.max_bytes} for a "
+                "file that is one JSON document",
+                hint="write it as JSON Lines (one item per line)",
+            )
             return
+        data = self.path.read_bytes()
+        stripped = first_line.strip()
+        document = stripped.startswith(b"[") or stripped == b"{"
         try:
-            whole = json.loads(text)
-        except json.JSONDecodeError as exc:
-            stripped = first_line.strip()
-            if stripped.startswith(b"[") or stripped == b"{":
-                self.kind = FileKind.ARRAY if stripped.startswith(b"[") else FileKind.WRAPPED
-                self._fatal = Record(
-                    exc.lineno,
-                    0,
-                    error=f"malformed JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
-                    hint="fix the JSON syntax at that place (a missing comma or quote?)",
-                )
-            else:
-                self._hasher = hashlib.sha256()  # records() hashes JSON Lines itself
+            whole = _load(data, self.limits, "fix the JSON syntax at that place (a missing comma?)")
+        except _Refused as exc:
+            if not document and exc.hint != _UTF8_HINT:
+                return  # JSON Lines after all: records() reads and reports it line by line
+            self.kind = FileKind.WRAPPED if stripped == b"{" else FileKind.ARRAY
+            self._fatal = Record(exc.line, 0, error=exc.at_line(), hint=exc.hint)
+            self._digest = hashlib.sha256(data).hexdigest()
             return
+        self._digest = hashlib.sha256(data).hexdigest()
+        text = data.decode("utf-8-sig")
         if isinstance(whole, list):
             self.kind = FileKind.ARRAY
             start = len(text) - len(text.lstrip())
@@ -163,6 +424,7 @@ class JsonFile:
         self._held_array(text, start)
 
     def _held_array(self, text: str, start: int) -> None:
+        # The whole text parsed within the limits above, so each element does too.
         decoder = json.JSONDecoder()
         line, counted = 1, 0
         pos = _skip_ws(text, start + 1)
@@ -175,42 +437,6 @@ class JsonFile:
             pos = _skip_ws(text, end)
             if text[pos] == ",":
                 pos = _skip_ws(text, pos + 1)
-
-    # -- JSON Lines -----------------------------------------------------------------------
-
-    def _json_lines(self) -> Iterator[Record]:
-        offset = 0
-        with self.path.open("rb") as handle:
-            for number, raw in enumerate(handle, start=1):
-                start = offset
-                offset += len(raw)
-                self._hasher.update(raw)
-                if number == 1 and raw.startswith(_BOM):
-                    raw, start = raw[len(_BOM) :], start + len(_BOM)
-                if not raw.strip():
-                    continue
-                yield _parse_line(raw, number, start)
-
-
-def _parse_line(raw: bytes, line: int, offset: int) -> Record:
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return Record(
-            line,
-            offset,
-            error=f"not UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})",
-            hint=_UTF8_HINT,
-        )
-    try:
-        return Record(line, offset, json.loads(text))
-    except json.JSONDecodeError as exc:
-        return Record(
-            line,
-            offset,
-            error=f"malformed JSON: {exc.msg} (column {exc.colno})",
-            hint="write one complete JSON object per line",
-        )
 
 
 def _first_line(path: Path) -> tuple[bytes, bool] | None:
@@ -260,47 +486,20 @@ def _member_start(text: str, key: str) -> int:
     return found
 
 
-class LineReader:
-    """Reads single JSON Lines records by byte offset, keeping one handle per file open."""
-
-    def __init__(self) -> None:
-        self._handles: dict[Path, BinaryIO] = {}
-
-    def read(self, path: Path, offset: int, line: int) -> Any:
-        handle = self._handles.get(path)
-        if handle is None:
-            handle = self._handles[path] = path.open("rb")
-        handle.seek(offset)
-        record = _parse_line(handle.readline(), line, offset)
-        if record.error is not None:
-            raise DataError(
-                f"{record.error}; the file changed after it was loaded",
-                path=str(path),
-                line=line,
-                hint="load the dataset again",
-            )
-        return record.value
-
-    def close(self) -> None:
-        for handle in self._handles.values():
-            handle.close()
-        self._handles.clear()
-
-    def __enter__(self) -> LineReader:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-
 def json_type(value: Any) -> str:
-    """How a JSON value is named in messages: `an object`, `a list`, `null`..."""
+    """How a value is named in messages: `an object`, `an array`, `an integer`, `null`..."""
+    if value is None:
+        return "null"
     if isinstance(value, bool):
         return "a boolean"
-    names = {dict: "an object", list: "a list", str: "a string", type(None): "null"}
-    return names.get(type(value), "a number" if isinstance(value, int | float) else "a value")
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__

@@ -189,6 +189,16 @@ def _show_value(value: Any, limit: int | None) -> str:
     return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
 
 
+def show_value(value: Any, limit: int | None = 80) -> str:
+    """One value as JSON text for a message, cut to `limit` characters (None: uncut).
+
+    The one way messages show a value (the checker's, `validate`'s). Never raises, whatever
+    the value is; lone surrogates are escaped (`\\ud83d`) so the text can be written as UTF-8.
+    """
+    text = _show_value(value, limit)
+    return text if text.isascii() else text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def render_call(
     name: str,
     arguments: Mapping[str, Any],
@@ -252,6 +262,51 @@ class ScoreRecord:
             "error": self.error,
             "exec_valid": self.exec_valid,
             "details": dict(self.details),
+        }
+
+
+class Level(StrEnum):
+    """How much a finding matters. Stable strings: `validate --json` writes them."""
+
+    ERROR = "error"  # must be fixed: the data (or the setup) cannot be used as it is
+    WARNING = "warning"  # worth knowing; stops nothing
+    OK = "ok"  # a check that passed, reported for the record (`doctor`)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One thing found about a dataset, a file or a setup: where it is and how to fix it.
+
+    The one problem record of `load_dataset`'s warnings, `validate` and `doctor`. `level`
+    may be given as its string ("error"); it is kept as a `Level`.
+    """
+
+    level: Level
+    message: str
+    path: str | None = None
+    line: int | None = None
+    item_id: str | None = None
+    hint: str | None = None
+
+    def __post_init__(self) -> None:
+        if type(self.level) is not Level:
+            object.__setattr__(self, "level", Level(self.level))
+
+    def __str__(self) -> str:
+        where = (self.path or "") + (f":{self.line}" if self.path and self.line else "")
+        if self.item_id:
+            where = f"{where} ({self.item_id})" if where else self.item_id
+        text = f"{self.level}: {where + ': ' if where else ''}{self.message}"
+        return text + (f"\n  fix: {self.hint}" if self.hint else "")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "level": str(self.level),
+            "message": self.message,
+            "path": self.path,
+            "line": self.line,
+            "id": self.item_id,
+            "hint": self.hint,
         }
 
 

@@ -13,7 +13,8 @@ from typing import Any
 
 from tfce_eval.check.matching import complete_matching
 from tfce_eval.check.quick import object_verdict, scalar_verdict
-from tfce_eval.model import ErrorCode
+from tfce_eval.jsonl import json_type
+from tfce_eval.model import ErrorCode, show_value
 from tfce_eval.schema.equality import is_number, numbers_equal, strings_equal, values_equal
 from tfce_eval.schema.kinds import SCALARS, Kind, MatchOptions, is_mapping, kind_of
 
@@ -46,7 +47,7 @@ def coerce(value: Any, kind: Kind, *, from_strings: bool) -> Any:
             else:
                 if number.is_integer():
                     return int(number)
-        raise CoercionError(f"{_type_name(value)} where an integer is declared")
+        raise CoercionError(f"{json_type(value)} where an integer is declared")
     if kind is Kind.NUMBER:
         if is_number(value):
             return float(value)
@@ -55,7 +56,7 @@ def coerce(value: Any, kind: Kind, *, from_strings: bool) -> Any:
                 return float(value.strip())
             except ValueError:
                 pass
-        raise CoercionError(f"{_type_name(value)} where a number is declared")
+        raise CoercionError(f"{json_type(value)} where a number is declared")
     if kind is Kind.BOOLEAN:
         if isinstance(value, bool):
             return value
@@ -65,42 +66,24 @@ def coerce(value: Any, kind: Kind, *, from_strings: bool) -> Any:
                 return True
             if lowered in _FALSE:
                 return False
-        raise CoercionError(f"{_type_name(value)} where a boolean is declared")
+        raise CoercionError(f"{json_type(value)} where a boolean is declared")
     if kind is Kind.STRING:
         if isinstance(value, str):
             return value
-        raise CoercionError(f"{_type_name(value)} where a string is declared")
+        raise CoercionError(f"{json_type(value)} where a string is declared")
     if kind is Kind.ARRAY:
         if isinstance(value, list | tuple):
             return list(value)
-        raise CoercionError(f"{_type_name(value)} where an array is declared")
+        raise CoercionError(f"{json_type(value)} where an array is declared")
     if kind is Kind.OBJECT:
         if is_mapping(value):
             return value
-        raise CoercionError(f"{_type_name(value)} where an object is declared")
+        raise CoercionError(f"{json_type(value)} where an object is declared")
     if kind is Kind.NULL:
         if value is None:
             return None
-        raise CoercionError(f"{_type_name(value)} where null is declared")
+        raise CoercionError(f"{json_type(value)} where null is declared")
     return value
-
-
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list | tuple):
-        return "an array"
-    if is_mapping(value):
-        return "an object"
-    return type(value).__name__
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,11 +96,6 @@ class Mismatch:
     expected: Any = None
     received: Any = None
     order_only: bool = False
-
-
-def _show(value: Any) -> str:
-    text = repr(value) if not isinstance(value, str) else f'"{value}"'
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def match_value(
@@ -141,7 +119,7 @@ def match_value(
         return Mismatch(
             ErrorCode.TYPE_ERROR,
             path,
-            f"{path}: {exc}, received {_show(received)}",
+            f"{path}: {exc}, received {show_value(received)}",
             expected,
             received,
         )
@@ -166,7 +144,7 @@ def match_value(
     return Mismatch(
         ErrorCode.VALUE_ERROR,
         path,
-        f"{path}: expected {_show(want)}, received {_show(got)}",
+        f"{path}: expected {show_value(want)}, received {show_value(got)}",
         want,
         got,
     )
@@ -195,7 +173,7 @@ def _match_array(
             return Mismatch(
                 ErrorCode.TYPE_ERROR,
                 f"{path}[{i}]",
-                f"{path}[{i}]: {exc}, received {_show(element)}",
+                f"{path}[{i}]: {exc}, received {show_value(element)}",
                 None,
                 element,
             )
@@ -223,7 +201,7 @@ def _match_array(
             ErrorCode.VALUE_ERROR,
             path,
             f"{path}: same elements in a different order (order only): "
-            f"expected {_show(want)}, received {_show(got)}",
+            f"expected {show_value(want)}, received {show_value(got)}",
             want,
             got,
             order_only=True,
@@ -297,7 +275,7 @@ def _match_object(
         return Mismatch(
             ErrorCode.VALUE_ERROR,
             sub,
-            f"{sub}: not expected, received {_show(got[key])}",
+            f"{sub}: not expected, received {show_value(got[key])}",
             None,
             got[key],
         )
@@ -316,7 +294,7 @@ def _match_object(
             return Mismatch(
                 ErrorCode.VALUE_ERROR,
                 sub,
-                f"{sub}: missing, expected {_show(values[0])}",
+                f"{sub}: missing, expected {show_value(values[0])}",
                 values[0],
                 None,
             )

@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
 from tfce_eval.dataset.category import parse_category, unsupported_category
 from tfce_eval.dataset.discovery import Layout
@@ -28,7 +28,7 @@ from tfce_eval.dataset.groundtruth import (
 )
 from tfce_eval.errors import DataError
 from tfce_eval.jsonl import FileKind, JsonFile, LineReader, Record, json_type
-from tfce_eval.model import AnswerStyle, Category, FunctionDoc
+from tfce_eval.model import AnswerStyle, Category, Finding, FunctionDoc, Level
 
 _CATEGORY_NAMES = ", ".join(c.value for c in Category)
 _ORPHANS_SHOWN = 5
@@ -68,24 +68,12 @@ class Source:
         return value
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One problem found in the data."""
-
-    level: Literal["error", "warning"]
-    message: str
-    path: str | None = None
-    line: int | None = None
-    item_id: str | None = None
-    hint: str | None = None
-
-
 class Reporter:
     """Raises on the first error (loading) or collects every problem (validating)."""
 
     def __init__(self, strict: bool) -> None:
         self.strict = strict
-        self.problems: list[Problem] = []
+        self.problems: list[Finding] = []
 
     def error(
         self,
@@ -99,7 +87,7 @@ class Reporter:
         where = None if path is None else str(path)
         if self.strict:
             raise DataError(message, path=where, line=line, item_id=item_id, hint=hint)
-        self.problems.append(Problem("error", message, where, line or None, item_id, hint))
+        self.problems.append(Finding(Level.ERROR, message, where, line or None, item_id, hint))
 
     def warning(
         self,
@@ -111,7 +99,7 @@ class Reporter:
         hint: str | None = None,
     ) -> None:
         where = None if path is None else str(path)
-        self.problems.append(Problem("warning", message, where, line or None, item_id, hint))
+        self.problems.append(Finding(Level.WARNING, message, where, line or None, item_id, hint))
 
 
 def doc_objects(item: Mapping[str, Any]) -> list[dict[str, Any]] | str:

@@ -27,7 +27,6 @@ from tfce_eval.dataset.groundtruth import GroundTruthError, expected_calls
 from tfce_eval.dataset.index import (
     AnswerLoc,
     Indexer,
-    Problem,
     QuestionLoc,
     Reporter,
     Source,
@@ -39,29 +38,19 @@ from tfce_eval.model import (
     CATEGORY_ORDER,
     AnswerStyle,
     Category,
+    Finding,
     Item,
+    Level,
     SourceRef,
     natural_key,
 )
 
 __all__ = [
-    "DataWarning",
     "Dataset",
-    "Problem",
     "load_dataset",
     "parse_category",
     "scan_dataset",
 ]
-
-
-@dataclass(frozen=True)
-class DataWarning:
-    """Something in the data worth knowing that does not stop loading."""
-
-    message: str
-    path: str | None = None
-    line: int | None = None
-    item_id: str | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -72,7 +61,8 @@ class Dataset:
     question_files: tuple[Path, ...]
     answer_files: tuple[Path, ...]
     sha256: str
-    warnings: tuple[DataWarning, ...]
+    #: What is worth knowing and does not stop loading (every one at level WARNING).
+    warnings: tuple[Finding, ...]
     answer_styles: Mapping[Path, AnswerStyle]
     _sources: tuple[Source, ...] = field(repr=False)
     _questions: Mapping[str, QuestionLoc] = field(repr=False)
@@ -188,7 +178,7 @@ def scan_dataset(
     questions: Sequence[Path] = (),
     answers: Sequence[Path] = (),
     answer_style: AnswerStyle | None = None,
-) -> tuple[Dataset, tuple[Problem, ...]]:
+) -> tuple[Dataset, tuple[Finding, ...]]:
     """Index a dataset tolerantly: every problem found, and a dataset of the sound records.
 
     Only a dataset that cannot be found at all raises. Answers without a question are errors
@@ -204,7 +194,7 @@ def _load(
     answer_style: AnswerStyle | None,
     *,
     strict: bool,
-) -> tuple[Dataset, tuple[Problem, ...]]:
+) -> tuple[Dataset, tuple[Finding, ...]]:
     layout = discover(data, questions, answers)
     reporter = Reporter(strict)
     _report_left_out(layout, reporter)
@@ -215,11 +205,7 @@ def _load(
         question_files=tuple(p for p, _ in layout.questions),
         answer_files=layout.answers,
         sha256=index.sha256(),
-        warnings=tuple(
-            DataWarning(p.message, p.path, p.line, p.item_id)
-            for p in reporter.problems
-            if p.level == "warning"
-        ),
+        warnings=tuple(p for p in reporter.problems if p.level is Level.WARNING),
         answer_styles=MappingProxyType(index.styles),
         _sources=tuple(index.sources),
         _questions=index.questions,

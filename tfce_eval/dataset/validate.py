@@ -25,7 +25,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from jsonschema import Draft7Validator, Draft202012Validator
 from jsonschema.exceptions import SchemaError
@@ -33,43 +33,22 @@ from jsonschema.exceptions import SchemaError
 from tfce_eval.check.values import CoercionError, coerce, expand_alternatives
 from tfce_eval.dataset.load import Dataset, scan_dataset
 from tfce_eval.errors import DataError
-from tfce_eval.model import AnswerStyle, Category, ExpectedParam, FunctionDoc, Item, SourceRef
+from tfce_eval.model import (
+    AnswerStyle,
+    Category,
+    ExpectedParam,
+    Finding,
+    FunctionDoc,
+    Item,
+    Level,
+    SourceRef,
+    show_value,
+)
 from tfce_eval.schema.equality import strings_equal
 from tfce_eval.schema.kinds import Kind, kind_of
 from tfce_eval.schema.wire import canonical_kind, to_wire_schema
 
-Level = Literal["error", "warning"]
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One problem of a dataset; `hint` says how to fix it."""
-
-    level: Level
-    message: str
-    path: str | None = None
-    line: int | None = None
-    item_id: str | None = None
-    hint: str | None = None
-
-    def __str__(self) -> str:
-        where = (self.path or "") + (f":{self.line}" if self.path and self.line else "")
-        if self.item_id:
-            where = f"{where} ({self.item_id})" if where else self.item_id
-        text = (
-            f"{self.level}: {where}: {self.message}" if where else f"{self.level}: {self.message}"
-        )
-        return text + (f"\n  fix: {self.hint}" if self.hint else "")
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "level": self.level,
-            "message": self.message,
-            "path": self.path,
-            "line": self.line,
-            "id": self.item_id,
-            "hint": self.hint,
-        }
+__all__ = ["Check", "Finding", "Level", "ValidationReport", "expected_shape", "validate_dataset"]
 
 
 @dataclass(frozen=True)
@@ -82,11 +61,11 @@ class ValidationReport:
 
     @property
     def errors(self) -> tuple[Finding, ...]:
-        return tuple(f for f in self.findings if f.level == "error")
+        return tuple(f for f in self.findings if f.level is Level.ERROR)
 
     @property
     def warnings(self) -> tuple[Finding, ...]:
-        return tuple(f for f in self.findings if f.level == "warning")
+        return tuple(f for f in self.findings if f.level is Level.WARNING)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -114,13 +93,15 @@ def validate_dataset(
     dataset, problems = scan_dataset(
         data, questions=questions, answers=answers, answer_style=answer_style
     )
-    findings = [Finding(p.level, p.message, p.path, p.line, p.item_id, p.hint) for p in problems]
+    findings = list(problems)
     checker = _ItemChecker()
     for item_id in dataset.ids():
         try:
             item = dataset.get(item_id)
         except DataError as exc:
-            findings.append(Finding("error", exc.message, exc.path, exc.line, item_id, exc.hint))
+            findings.append(
+                Finding(Level.ERROR, exc.message, exc.path, exc.line, item_id, exc.hint)
+            )
             continue
         answer = dataset.answer_source(item_id) or dataset.question_source(item_id)
         findings.extend(checker.check(item, answer))
@@ -170,7 +151,7 @@ class _ItemChecker:
             shape = expected_shape(len(names), len(set(names)), docs)
             add(
                 answer,
-                "error",
+                Level.ERROR,
                 f"a {item.category} item, but the ground truth has {len(names)} call(s) of "
                 f"{len(set(names))} function(s) among {docs} doc(s)",
                 f"that is the shape of a {shape} item: fix the ground truth or the category",
@@ -180,7 +161,7 @@ class _ItemChecker:
             if doc.name in seen_names:
                 add(
                     question,
-                    "error",
+                    Level.ERROR,
                     f"two function docs are named {doc.name}",
                     "give each function of an item its own name",
                 )
@@ -195,7 +176,7 @@ class _ItemChecker:
             if called is None:
                 add(
                     answer,
-                    "error",
+                    Level.ERROR,
                     f"ground-truth call {index} is to {call.name}, which is not among the "
                     f"item's functions ({', '.join(d.name for d in item.functions)})",
                     "name one of the item's functions, or add its doc to the question",
@@ -210,18 +191,22 @@ def _doc_problems(doc: FunctionDoc) -> list[tuple[Level, str]]:
     problems: list[tuple[Level, str]] = []
     params = doc.raw.get("parameters")
     if params is not None and not isinstance(params, Mapping):
-        problems.append(("error", f"function {doc.name}: parameters is not an object"))
+        problems.append((Level.ERROR, f"function {doc.name}: parameters is not an object"))
     elif isinstance(params, Mapping) and not isinstance(params.get("properties", {}), Mapping):
-        problems.append(("error", f"function {doc.name}: parameters.properties is not an object"))
+        problems.append(
+            (Level.ERROR, f"function {doc.name}: parameters.properties is not an object")
+        )
     for name, schema in doc.properties.items():
         if not isinstance(schema, Mapping):
-            problems.append(("error", f"function {doc.name}: parameter {name} is not an object"))
+            problems.append(
+                (Level.ERROR, f"function {doc.name}: parameter {name} is not an object")
+            )
         else:
-            problems += [("warning", m) for m in _unknown_types(schema, f"{doc.name}.{name}")]
+            problems += [(Level.WARNING, m) for m in _unknown_types(schema, f"{doc.name}.{name}")]
     for name in doc.required:
         if name not in doc.properties:
             problems.append(
-                ("warning", f"function {doc.name}: required parameter {name} is not declared")
+                (Level.WARNING, f"function {doc.name}: required parameter {name} is not declared")
             )
     wire = to_wire_schema(doc)
     for validator in (Draft202012Validator, Draft7Validator):
@@ -230,7 +215,7 @@ def _doc_problems(doc: FunctionDoc) -> list[tuple[Level, str]]:
         except SchemaError as exc:
             problems.append(
                 (
-                    "error",
+                    Level.ERROR,
                     f"function {doc.name}: its wire schema is not valid JSON Schema "
                     f"({validator.__name__}): {exc.message}",
                 )
@@ -261,20 +246,25 @@ def _call_problems(
     wire = to_wire_schema(doc)["properties"]
     for name in params:
         if name not in doc.properties:
-            problems.append(("error", f"{doc.name}.{name}: not a declared parameter"))
+            problems.append((Level.ERROR, f"{doc.name}.{name}: not a declared parameter"))
     for name in doc.required:
         if name in doc.properties and name not in params:
-            problems.append(("error", f"{doc.name}.{name}: required, but not in the ground truth"))
+            problems.append(
+                (Level.ERROR, f"{doc.name}.{name}: required, but not in the ground truth")
+            )
         elif name in params and params[name].may_omit:
             problems.append(
-                ("warning", f"{doc.name}.{name}: required, but the ground truth lets it be omitted")
+                (
+                    Level.WARNING,
+                    f"{doc.name}.{name}: required, but the ground truth lets it be omitted",
+                )
             )
     for name, expected in params.items():
         if name not in doc.properties:
             continue
         schema = doc.properties[name]
         if not expected.values and not expected.may_omit:
-            problems.append(("error", f"{doc.name}.{name}: no acceptable value"))
+            problems.append((Level.ERROR, f"{doc.name}.{name}: no acceptable value"))
         for value in expected.values:
             if value is None and name not in doc.required:
                 continue  # null for an optional parameter means "not given" (SPEC 5.2.5)
@@ -289,7 +279,7 @@ def _call_problems(
 def _schema_problems(value: Any, schema: dict[str, Any], path: str) -> list[tuple[Level, str]]:
     validator = Draft202012Validator(schema)
     return [
-        ("error", f"{path}{''.join(f'[{p!r}]' for p in error.absolute_path)}: {error.message}")
+        (Level.ERROR, f"{path}{''.join(f'[{p!r}]' for p in error.absolute_path)}: {error.message}")
         for error in validator.iter_errors(value)
         if not _enum_after_normalisation(error.validator, error.instance, error.validator_value)
     ]
@@ -325,15 +315,15 @@ class _ValueWalk:
                 coerced, loose = coerce(value, kind, from_strings=True), True
             except CoercionError:
                 self.failed = True
-                self.problems.append(("error", f"{path}: {exc} ({_show(value)})"))
+                self.problems.append((Level.ERROR, f"{path}: {exc} ({show_value(value)})"))
                 return value
         if loose:
             declared = schema.get("type") if schema is not None else None
             self.problems.append(
                 (
-                    "warning",
-                    f"{path}: {_show(value)} is stored as {_describe(value)} but declared "
-                    f"{declared}; it is read as {_show(coerced)}",
+                    Level.WARNING,
+                    f"{path}: {show_value(value)} is stored as {_describe(value)} but declared "
+                    f"{declared}; it is read as {show_value(coerced)}",
                 )
             )
         enum = schema.get("enum") if schema is not None else None
@@ -345,15 +335,15 @@ class _ValueWalk:
                 # The checker compares normalised strings, so scoring is unaffected.
                 self.problems.append(
                     (
-                        "warning",
-                        f"{path}: {_show(value)} is one of {_show(enum)} only "
+                        Level.WARNING,
+                        f"{path}: {show_value(value)} is one of {show_value(enum)} only "
                         "after normalisation (case, width, punctuation)",
                     )
                 )
             else:
                 self.failed = True
                 self.problems.append(
-                    ("error", f"{path}: {_show(value)} is not one of {_show(enum)}")
+                    (Level.ERROR, f"{path}: {show_value(value)} is not one of {show_value(enum)}")
                 )
         if kind is Kind.ARRAY:
             items = schema.get("items") if schema is not None else None
@@ -369,7 +359,7 @@ class _ValueWalk:
         for key, member in value.items():
             sub = properties.get(key)
             if properties and key not in properties:
-                self.problems.append(("warning", f"{path}.{key}: not a declared property"))
+                self.problems.append((Level.WARNING, f"{path}.{key}: not a declared property"))
             if not self.alternatives_inside:
                 out[key] = self.run(member, sub, f"{path}.{key}")
                 continue
@@ -399,8 +389,3 @@ def _describe(value: Any) -> str:
     if isinstance(value, float):
         return "a fractional number" if not value.is_integer() else "a float"
     return "a string" if isinstance(value, str) else type(value).__name__
-
-
-def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=repr)
-    return text if len(text) <= 80 else text[:77] + "..."

@@ -53,21 +53,20 @@ anything else; bracket nesting deeper than `max_depth` (containers; an argument 
 level 1) is refused by a linear scan before `json.loads` or `ast.parse` runs; more than
 `max_calls` calls is a parse_error (Python text is checked by counting `name(` before
 parsing). Python text also has an element budget (`pyliteral.MAX_ITEMS`) so that parsing stays
-well under a second; integers have at most `pyliteral.MAX_INT_DIGITS` digits and numbers must
+well under a second; integers have at most `limits.MAX_INT_DIGITS` digits and numbers must
 be finite. Argument values come out JSON-like (dicts with string keys, lists, str, int, float,
 bool, None).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any, cast
 
-from tfce_eval.decode.limits import DecodeError, DecodeLimits, too_many
-from tfce_eval.decode.pyliteral import MAX_INT_DIGITS, int_fits
+from tfce_eval.decode.limits import DecodeError, DecodeLimits, number_problem, too_many
 from tfce_eval.decode.text import TextDecoder, load_json
 from tfce_eval.errors import HarnessError
+from tfce_eval.jsonl import json_type
 from tfce_eval.model import Call, DecodeResult
 
 __all__ = ["DecodeError", "DecodeLimits", "decode_output"]
@@ -139,16 +138,6 @@ def _harness_message(value: object, item_id: str | None, exc: Exception) -> str:
     )
 
 
-def _kind(value: object) -> str:
-    if isinstance(value, Mapping):
-        return "an object"
-    if isinstance(value, list | tuple):
-        return "a list"
-    if isinstance(value, str):
-        return "a string"
-    return type(value).__name__
-
-
 def _dump(value: object) -> object:
     """SDK objects (pydantic models) become the dicts they serialise to."""
     if isinstance(value, str | int | float | bool | list | tuple | dict | Call) or value is None:
@@ -189,7 +178,7 @@ class _Decoder:
             return self.mapping(value, depth)
         if isinstance(value, list | tuple):
             return self.sequence(value, depth)
-        raise DecodeError(f"cannot read an answer that is {_kind(value)}")
+        raise DecodeError(f"cannot read an answer that is {json_type(value)}")
 
     def mapping(self, d: Mapping[str, Any], depth: int) -> list[Call]:
         kind = d.get("type")
@@ -257,7 +246,7 @@ class _Decoder:
                     keys = ", ".join(sorted(str(k) for k in item)[:12])
                     raise DecodeError(f"item {index} of the list is not a call (keys: {keys})")
             else:
-                raise DecodeError(f"item {index} of the list is {_kind(item)}, not a call")
+                raise DecodeError(f"item {index} of the list is {json_type(item)}, not a call")
             if len(calls) > self.limits.max_calls:
                 raise DecodeError(too_many(self.limits))
         if native:
@@ -299,7 +288,7 @@ class _Decoder:
         if raw is None:
             return {}
         if not isinstance(raw, Mapping):
-            raise DecodeError(f"the arguments of {name} must be an object, not {_kind(raw)}")
+            raise DecodeError(f"the arguments of {name} must be an object, not {json_type(raw)}")
         arguments: dict[str, Any] = self.json_like(raw, 1, name)
         return arguments
 
@@ -309,13 +298,10 @@ class _Decoder:
             raise DecodeError(f"{where}: values nest deeper than {self.limits.max_depth} levels")
         if value is None or isinstance(value, bool | str):
             return value
-        if isinstance(value, int):
-            if not int_fits(value):
-                raise DecodeError(f"{where}: integer with more than {MAX_INT_DIGITS} digits")
-            return value
-        if isinstance(value, float):
-            if not math.isfinite(value):
-                raise DecodeError(f"{where}: {value} is not a finite number")
+        if isinstance(value, int | float):
+            problem = number_problem(value)
+            if problem is not None:
+                raise DecodeError(f"{where}: {problem}")
             return value
         if isinstance(value, Mapping):
             result: dict[str, Any] = {}

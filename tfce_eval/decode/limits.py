@@ -6,7 +6,14 @@ depend on it and not on each other.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+
+#: Largest integer accepted anywhere in an answer, in decimal digits.
+MAX_INT_DIGITS = 1000
+#: The bit length of the largest such integer (a cheap first test, and power estimates).
+MAX_INT_BITS = math.ceil(MAX_INT_DIGITS * math.log2(10))
+_INT_BOUND = 10**MAX_INT_DIGITS
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,3 +36,15 @@ def too_many(limits: DecodeLimits) -> str:
 def check_size(text: str, what: str, limits: DecodeLimits) -> None:
     if len(text) > limits.max_chars:
         raise DecodeError(f"{what} too large: {len(text)} characters, limit {limits.max_chars}")
+
+
+def int_fits(value: int) -> bool:
+    """True when `value` has at most MAX_INT_DIGITS decimal digits (checked by bit length)."""
+    return value.bit_length() <= MAX_INT_BITS and -_INT_BOUND < value < _INT_BOUND
+
+
+def number_problem(value: int | float) -> str | None:
+    """Why a number cannot be an argument value (too many digits, not finite), or None."""
+    if isinstance(value, int):
+        return None if int_fits(value) else f"integer with more than {MAX_INT_DIGITS} digits"
+    return None if math.isfinite(value) else f"number out of range ({value} is not finite)"

@@ -10,7 +10,7 @@ code or imported. What is accepted (SPEC 4):
 - argument values built from constants (str, int, float, bool, None), lists, tuples (read as
   lists), dicts with string keys, sets (read as lists, duplicates dropped), the names
   `true`/`false`/`null`, unary `-`/`+` on numbers, `not` on booleans, and `+ - * / // % **` on
-  numbers, folded by a bounded evaluator: integers may have at most `MAX_INT_DIGITS` digits,
+  numbers, folded by a bounded evaluator: integers may have at most `limits.MAX_INT_DIGITS` digits,
   the size of a power is estimated before it is computed (`9**9**9**9` is refused at once),
   and results must be finite real numbers.
 
@@ -27,17 +27,15 @@ from collections.abc import Callable
 from typing import Any
 
 from tfce_eval.decode.brackets import check_depth, too_many_call_heads
+from tfce_eval.decode.limits import MAX_INT_BITS, MAX_INT_DIGITS, int_fits, number_problem
 from tfce_eval.model import Call
+from tfce_eval.schema.equality import is_number
 
-#: Largest integer accepted anywhere in an answer, in decimal digits.
-MAX_INT_DIGITS = 1000
 #: Most separators and openers (`, ; : = ( [ {` and new lines) a text may hold before it is
 #: parsed: an upper bound on the size of its syntax tree, so that parsing stays well under a
 #: second on any text.
 MAX_ITEMS = 100_000
 _ITEM_MARKS = ",;:=([{\n"
-_MAX_INT_BITS = math.ceil(MAX_INT_DIGITS * math.log2(10))
-_INT_BOUND = 10**MAX_INT_DIGITS
 _NAMED_CONSTANTS: dict[str, Any] = {"true": True, "false": False, "null": None}
 
 _REFUSED_KINDS: dict[type[ast.AST], str] = {
@@ -63,11 +61,6 @@ _REFUSED_KINDS: dict[type[ast.AST], str] = {
 
 class LiteralError(ValueError):
     """Model text that is not a call with literal keyword arguments; the message says why."""
-
-
-def int_fits(value: int) -> bool:
-    """True when `value` has at most MAX_INT_DIGITS decimal digits (checked by bit length)."""
-    return value.bit_length() <= _MAX_INT_BITS and -_INT_BOUND < value < _INT_BOUND
 
 
 def _at(node: ast.AST) -> str:
@@ -256,7 +249,7 @@ class _Reader:
             if isinstance(operand, bool):
                 return not operand
             raise LiteralError(f"'not' applies only to booleans{_at(node)}")
-        if isinstance(node.op, ast.USub | ast.UAdd) and _is_number(operand):
+        if isinstance(node.op, ast.USub | ast.UAdd) and is_number(operand):
             return -operand if isinstance(node.op, ast.USub) else operand
         raise LiteralError(f"unary operators apply only to numbers{_at(node)}")
 
@@ -265,23 +258,16 @@ def _constant(node: ast.Constant) -> Any:
     value = node.value
     if value is None or isinstance(value, bool | str):
         return value
-    if isinstance(value, int):
-        if not int_fits(value):
-            raise LiteralError(f"integer with more than {MAX_INT_DIGITS} digits{_at(node)}")
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise LiteralError(f"number out of range{_at(node)}")
+    if isinstance(value, int | float):
+        problem = number_problem(value)
+        if problem is not None:
+            raise LiteralError(f"{problem}{_at(node)}")
         return value
     if isinstance(value, complex):
         raise LiteralError(f"complex numbers are not accepted{_at(node)}")
     if isinstance(value, bytes):
         raise LiteralError(f"bytes literals are not accepted{_at(node)}")
     raise LiteralError(f"{value!r} is not a literal value{_at(node)}")
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _unique(values: list[Any]) -> list[Any]:
@@ -304,7 +290,7 @@ def _power(base: int | float, exponent: int | float) -> int | float:
         if (
             exponent > 0
             and base not in (0, 1, -1)
-            and ((abs(base).bit_length() - 1) * exponent > _MAX_INT_BITS)
+            and ((abs(base).bit_length() - 1) * exponent > MAX_INT_BITS)
         ):
             raise LiteralError("result of ** is too large")
         if exponent < 0 and not int_fits(abs(exponent)):
@@ -330,13 +316,13 @@ def _arithmetic(node: ast.BinOp, left: Any, right: Any) -> int | float:
     operation = _OPERATIONS.get(type(node.op))
     if operation is None:
         raise LiteralError(f"operator {type(node.op).__name__} is not accepted{_at(node)}")
-    if not (_is_number(left) and _is_number(right)):
+    if not (is_number(left) and is_number(right)):
         raise LiteralError(f"arithmetic applies only to numbers{_at(node)}")
     if (
         isinstance(node.op, ast.Mult)
         and isinstance(left, int)
         and isinstance(right, int)
-        and left.bit_length() + right.bit_length() > _MAX_INT_BITS + 1
+        and left.bit_length() + right.bit_length() > MAX_INT_BITS + 1
     ):
         raise LiteralError(f"result of * is too large{_at(node)}")
     try:

@@ -13,8 +13,14 @@ from typing import Any
 
 from tfce_eval.decode import textparts
 from tfce_eval.decode.brackets import check_depth
-from tfce_eval.decode.limits import DecodeError, DecodeLimits, check_size, too_many
-from tfce_eval.decode.pyliteral import MAX_INT_DIGITS, LiteralError, parse_calls, parse_literal
+from tfce_eval.decode.limits import (
+    MAX_INT_DIGITS,
+    DecodeError,
+    DecodeLimits,
+    check_size,
+    too_many,
+)
+from tfce_eval.decode.pyliteral import LiteralError, parse_calls, parse_literal
 from tfce_eval.model import Call
 
 _CALL_LIST_KEYS = ("tool_calls", "calls", "function_calls")
