@@ -91,3 +91,14 @@ def test_the_appender_writes_a_lone_surrogate_and_every_line_after_it(tmp_path):
     assert [json.loads(line) for line in lines] == records  # read back to the same strings
     assert lines[0].decode("utf-8") == '{"id":"a","raw":{"content":"好"}}'  # still readable
     assert b"\\ud83d" in lines[1]
+
+
+@pytest.mark.parametrize("sdk", ["openai", "anthropic"])
+def test_a_body_nested_100000_deep_is_one_request_error(dataset, tmp_path, sdk):
+    with FakeServer(FakeConfig(dataset, faults={"run_simple_2": ["deep"] * 5})) as srv:
+        result = run_eval(config(srv, tmp_path, sdk))
+        assert len(srv.requests_for("run_simple_2")) == 1  # the same body again: not retried
+    records = {r["id"]: r for r in outputs(result.run_dir)}
+    assert len(records) == 16 and result.request_errors == 1
+    assert records["run_simple_2"]["error"].startswith("malformed response: the body nests")
+    assert sum(r.valid for r in result.score.records) == 15

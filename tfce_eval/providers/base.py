@@ -119,7 +119,38 @@ class ProviderError:
 
 
 class MalformedResponse(Exception):
-    """The server answered 200 with a body that is not the expected JSON."""
+    """The server answered 200 with a body that is not the expected JSON.
+
+    `retry`: whether asking again may help (a cut body may; a body nested too deep to keep
+    is what the server will send again, so the item is recorded at once).
+    """
+
+    def __init__(self, message: str, *, retry: bool = True) -> None:
+        super().__init__(message)
+        self.retry = retry
+
+
+#: A response body nested deeper than this is refused: a chat response is a few levels
+#: deep plus the model's arguments, and everything after the provider (decoding, the
+#: outputs file, scoring) can then work on it without running out of stack.
+MAX_BODY_DEPTH = 128
+
+
+def nesting_depth(value: object, limit: int) -> int:
+    """How deep containers nest in `value` (a scalar: 0), counted up to `limit` + 1."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            depth += 1
+            if depth > limit:
+                return depth
+            deepest = max(deepest, depth)
+            stack.extend(
+                (child, depth) for child in (node.values() if isinstance(node, dict) else node)
+            )
+    return deepest
 
 
 def message_text(message: Mapping[str, Any]) -> str:

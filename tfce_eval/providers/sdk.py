@@ -18,6 +18,7 @@ from typing import Any
 
 from tfce_eval.model import Item
 from tfce_eval.providers.base import (
+    MAX_BODY_DEPTH,
     ErrorKind,
     MalformedResponse,
     Mode,
@@ -28,6 +29,7 @@ from tfce_eval.providers.base import (
     ServerContext,
     Usage,
     classify_status,
+    nesting_depth,
 )
 from tfce_eval.providers.prompting import question_messages, system_prompt
 from tfce_eval.providers.spec import PLACEHOLDER_KEY, ProviderSpec
@@ -156,6 +158,14 @@ class SdkProvider(Provider):
             body = json.loads(text)
         except ValueError as exc:
             raise MalformedResponse(f"the response body is not valid JSON ({exc})") from None
+        except RecursionError:
+            raise MalformedResponse(
+                f"the body nests deeper than {MAX_BODY_DEPTH} levels", retry=False
+            ) from None
+        if nesting_depth(body, MAX_BODY_DEPTH) > MAX_BODY_DEPTH:
+            raise MalformedResponse(
+                f"the body nests deeper than {MAX_BODY_DEPTH} levels", retry=False
+            )
         if not isinstance(body, dict):
             raise MalformedResponse(
                 f"the response body is a JSON {type(body).__name__}, not an object"
@@ -194,7 +204,8 @@ class SdkProvider(Provider):
 
     def _classify(self, sdk: ModuleType, exc: BaseException) -> ProviderError:
         if isinstance(exc, MalformedResponse):
-            return ProviderError(ErrorKind.RETRYABLE, f"malformed response: {exc}")
+            kind = ErrorKind.RETRYABLE if exc.retry else ErrorKind.ITEM
+            return ProviderError(kind, f"malformed response: {exc}")
         if isinstance(exc, sdk.APITimeoutError):
             return ProviderError(
                 ErrorKind.RETRYABLE, f"no answer within {self.timeout_s:g} s (--timeout)"
