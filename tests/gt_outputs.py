@@ -11,9 +11,25 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tfce_eval.check.values import expand_alternatives
 from tfce_eval.dataset.load import Dataset
 from tfce_eval.model import Item
+
+#: BFCL's spellings of an array type, read here without the checker's type vocabulary: this
+#: module is an oracle for the checker, so it shares none of its code.
+_ARRAY_TYPES = {"array", "tuple", "list", "arraylist"}
+
+
+def _acceptable(member: Any, schema: Any) -> list[Any]:
+    """BFCL's acceptable values of a nested member: a list is a list of alternatives (`""`
+    meaning "may be left out"), unless the member is declared an array and no element of
+    the list is itself a list (then the list is the one value)."""
+    if not isinstance(member, list):
+        return [member]
+    declared = schema.get("type") if isinstance(schema, Mapping) else None
+    is_array = isinstance(declared, str) and declared.strip().lower() in _ARRAY_TYPES
+    if is_array and all(not isinstance(v, list) for v in member):
+        return [member]
+    return [v for v in member if v != ""]
 
 
 def _first_choice(value: Any, schema: Any) -> Any:
@@ -23,7 +39,7 @@ def _first_choice(value: Any, schema: Any) -> Any:
     if isinstance(value, Mapping):
         out = {}
         for key, member in value.items():
-            choices, _ = expand_alternatives(member, props.get(key))
+            choices = _acceptable(member, props.get(key))
             if choices:
                 out[key] = _first_choice(choices[0], props.get(key))
         return out

@@ -607,3 +607,43 @@ def test_fast_yes_no_check_agrees_with_the_explaining_check(
             assert fast == slow == reference, (call, fast, slow, reference)
             compared += 1
     assert compared == 2700
+
+
+# -- the oracle of the end-to-end tests shares no code with the checker ----------------------
+
+
+def test_the_perfect_outputs_oracle_imports_nothing_it_checks() -> None:
+    import ast
+    from pathlib import Path
+
+    source = Path(__file__).with_name("gt_outputs.py").read_text(encoding="utf-8")
+    modules = {
+        node.module
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom) and node.module
+    }
+    under_test = ("tfce_eval.check", "tfce_eval.schema", "tfce_eval.decode")
+    assert not [m for m in modules if m.startswith(under_test)], modules
+
+
+@pytest.mark.parametrize(
+    ("member", "schema", "values", "may_omit"),
+    [
+        (5, {"type": "integer"}, [5], False),
+        ([5, 6, ""], {"type": "integer"}, [5, 6], True),
+        ([1, 2], {"type": "array"}, [[1, 2]], False),
+        ([1, 2], {"type": "Tuple"}, [[1, 2]], False),
+        ([[1, 2], [2, 1]], {"type": "array"}, [[1, 2], [2, 1]], False),
+        ([[1, 2], ""], {"type": "list"}, [[1, 2]], True),
+        (["a", "b"], None, ["a", "b"], False),
+        ([], {"type": "string"}, [], False),
+    ],
+)
+def test_nested_alternatives_read_alike_by_checker_and_oracle(
+    member: Any, schema: Any, values: list[Any], may_omit: bool
+) -> None:
+    from tests.gt_outputs import _acceptable
+    from tfce_eval.check.values import expand_alternatives
+
+    assert expand_alternatives(member, schema) == (values, may_omit)
+    assert _acceptable(member, schema) == values
