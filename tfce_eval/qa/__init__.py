@@ -3,7 +3,9 @@
 The public API the command line builds on: loading and validating datasets, the request a
 model is sent (the `answer` tool or the `ANSWER:` template), extracting the answer from a
 response, grading open answers (lexical scores, QASPER's F1s, an LLM judge with a verdict
-cache), scoring a predictions file or a run's outputs, and the reports.
+cache), scoring a predictions file or a run's outputs, and reading scored runs back. The
+reports (`tfce_eval.qa.report.qa_document`) are imported from their module, so that loading
+this package does not load the report renderers.
 """
 
 from tfce_eval.qa.extract import MAX_TEXT, Extraction, clean_response, extract_answer, read_answer
@@ -34,6 +36,7 @@ from tfce_eval.qa.judge import (
 )
 from tfce_eval.qa.lexical import exact_match, normalize_answer, token_f1
 from tfce_eval.qa.loader import choose_split, load_telco, split_files, validate_qa
+from tfce_eval.qa.paired import paired_data
 from tfce_eval.qa.predictions import (
     MAX_DEPTH,
     MAX_LINE,
@@ -45,6 +48,7 @@ from tfce_eval.qa.predictions import (
 from tfce_eval.qa.prompts import TOOL_NAME, answer_tool, fc_message, prompt_text
 from tfce_eval.qa.qasper import answer_f1, evidence_f1, paragraph_f1, qasper_dataset
 from tfce_eval.qa.records import ErrorType, QaScore, score_item
+from tfce_eval.qa.runs import QaRun, load_qa_run
 from tfce_eval.qa.scoring import (
     SCORES_NAME,
     SUMMARY_NAME,
@@ -78,6 +82,7 @@ __all__ = [
     "QaItem",
     "QaOutput",
     "QaResult",
+    "QaRun",
     "QaScore",
     "RetrievedChunk",
     "Severity",
@@ -95,9 +100,11 @@ __all__ = [
     "extract_answer",
     "fc_message",
     "judge_prompt",
+    "load_qa_run",
     "load_telco",
     "normalise_spec",
     "normalize_answer",
+    "paired_data",
     "paragraph_f1",
     "parse_canonical_source",
     "parse_verdict",

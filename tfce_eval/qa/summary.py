@@ -120,7 +120,7 @@ def summarise(
     by_type: dict[AnswerType, list[QaScore]] = {t: [] for t in AnswerType}
     for r in records:
         by_type[r.answer_type].append(r)
-    present = {i.answer_type for i in dataset.items}
+    present = {i.answer_type for i in dataset.items} or {r.answer_type for r in records}
     answer_types: dict[str, Any] = {}
     for kind in (AnswerType.MC, AnswerType.TF):
         if kind in present:

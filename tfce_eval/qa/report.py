@@ -1,0 +1,316 @@
+"""Reports of scored QA runs as a `Document` (the five formats come from report.document).
+
+- One run: accuracy per answer type with its 95 % Wilson interval and parse and request
+  errors; open answers (the judge's mean, ungraded apart, exact match and token F1 labelled
+  lexical; QASPER's Answer-F1 and Evidence-F1); the same by difficulty and 3GPP series; the
+  canonical hit rate at k.
+- Two runs (say closed-book A and RAG B): the RAG lift per answer type, with the exact
+  McNemar p-value on the items only one run got right (mc, tf) and a paired randomization
+  p-value for open scores; `--format json` holds fc's `"paired"` shape.
+- Three or more: side by side, labelled A, B, C, ... with a legend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from tfce_eval.qa.paired import paired_data
+from tfce_eval.qa.runs import QaRun
+from tfce_eval.report.document import Cell, Document, Table
+
+_CLOSED = ("type", "n", "correct", "accuracy", "95% interval", "parse err", "req err")
+
+
+def _interval(ci: Any) -> str:
+    if (
+        isinstance(ci, list | tuple)
+        and len(ci) == 2
+        and all(isinstance(x, int | float) for x in ci)
+    ):
+        return f"{ci[0]:.3f}-{ci[1]:.3f}"
+    return "-"
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _closed_row(label: str, block: Mapping[str, Any]) -> tuple[Cell, ...]:
+    return (
+        label,
+        block.get("total"),
+        block.get("correct"),
+        _num(block.get("accuracy")),
+        _interval(block.get("ci95")),
+        block.get("parse_errors"),
+        block.get("request_errors"),
+    )
+
+
+def _judged(summary: Mapping[str, Any]) -> bool:
+    return isinstance(summary.get("judge"), dict)
+
+
+def _single_tables(run: QaRun) -> list[Table]:
+    s = run.summary
+    types = s.get("answer_types", {})
+    rows = [_closed_row(k, types[k]) for k in ("mc", "tf") if k in types]
+    if isinstance(s.get("overall"), dict) and len(rows) > 1:
+        rows.append(_closed_row("mc+tf", s["overall"]))
+    tables = []
+    if rows:
+        tables.append(
+            Table(
+                "types",
+                "Multiple choice and true/false",
+                _CLOSED,
+                tuple(rows),
+                "Parse and request errors count as wrong.",
+                digits=3,
+            )
+        )
+    if "open" in types:
+        op = types["open"]
+        tables.append(
+            Table(
+                "open",
+                "Open answers",
+                ("n", "judge mean", "graded", "ungraded", "EM lexical", "F1 lexical"),
+                (
+                    (
+                        op.get("total"),
+                        _num(op.get("mean")),
+                        op.get("graded"),
+                        op.get("ungraded"),
+                        _num(op.get("exact_match")),
+                        _num(op.get("token_f1")),
+                    ),
+                ),
+                "EM and F1: lexical, after SQuAD normalisation; they measure wording, not "
+                "meaning." + ("" if op.get("judge") else " No judge graded these answers."),
+                digits=3,
+            )
+        )
+    qasper = s.get("qasper")
+    if isinstance(qasper, dict):
+        tables.append(
+            Table(
+                "qasper",
+                "QASPER (official evaluator)",
+                ("questions", "Answer-F1", "Evidence-F1"),
+                (
+                    (
+                        qasper.get("questions"),
+                        _num(qasper.get("answer_f1")),
+                        _num(qasper.get("evidence_f1")),
+                    ),
+                ),
+                digits=3,
+            )
+        )
+    open_label = "open mean" if _judged(s) else "open F1 lex"
+    for field in ("difficulty", "series"):
+        groups = s.get("by", {}).get(field, {})
+        if not isinstance(groups, dict) or not groups:
+            continue
+        body = tuple(
+            (
+                key,
+                g.get("total"),
+                g.get("correct"),
+                _num(g.get("accuracy")),
+                _interval(g.get("ci95")) if g.get("total") else "-",
+                g.get("open_total"),
+                _num(g.get("open_mean") if _judged(s) else g.get("open_token_f1")),
+            )
+            for key, g in groups.items()
+            if isinstance(g, dict)
+        )
+        columns = (field, "n", "correct", "accuracy", "95% interval", "open", open_label)
+        note = "n, correct, accuracy: mc and tf items; open: open items."
+        tables.append(Table(field, f"By {field}", columns, body, note, digits=3))
+    hit = s.get("canonical_hit")
+    if isinstance(hit, dict):
+        body_rows: list[tuple[Cell, ...]] = [
+            (
+                "canonical",
+                hit.get("k"),
+                hit.get("questions"),
+                hit.get("hits"),
+                _num(hit.get("rate")),
+                _interval(hit.get("ci95")),
+            )
+        ]
+        chunk = hit.get("chunk_hit")
+        if isinstance(chunk, dict):
+            body_rows.append(
+                (
+                    "chunk",
+                    hit.get("k"),
+                    chunk.get("questions"),
+                    chunk.get("hits"),
+                    _num(chunk.get("rate")),
+                    "-",
+                )
+            )
+        tables.append(
+            Table(
+                "canonical_hit",
+                "Retrieval: hit rate at k",
+                ("hit", "k", "questions", "hits", "rate", "95% interval"),
+                tuple(body_rows),
+                "canonical: a top-k chunk comes from the question's canonical spec "
+                "(spec numbers normalised); chunk: the gold chunk itself.",
+                digits=3,
+            )
+        )
+    return tables
+
+
+def _run_notes(run: QaRun, label: str = "") -> list[str]:
+    s = run.summary
+    prefix = f"{label}: " if label else ""
+    notes = []
+    judge = s.get("judge")
+    if isinstance(judge, dict):
+        digest = str(judge.get("prompt_sha256") or "")[:12]
+        notes.append(f"{prefix}judge {judge.get('model')}, prompt sha256 {digest}")
+    if s.get("missing"):
+        notes.append(f"{prefix}{s['missing']} items had no output ({s.get('missing_policy')}).")
+    warnings = s.get("warnings") or []
+    notes.extend(f"{prefix}{w}" for w in warnings[:5] if isinstance(w, str))
+    return notes
+
+
+def _single(run: QaRun) -> Document:
+    data = {"runs": [_run_data("A", run)]}
+    return Document(
+        f"QA report: {run.name}", tuple(_single_tables(run)), tuple(_run_notes(run)), data
+    )
+
+
+def _run_data(label: str, run: QaRun) -> dict[str, Any]:
+    return {
+        "label": label,
+        "name": run.name,
+        "path": str(run.path),
+        "model": run.model,
+        "summary": run.summary,
+    }
+
+
+def _labels(n: int) -> list[str]:
+    return [chr(ord("A") + i) if i < 26 else f"R{i + 1}" for i in range(n)]
+
+
+def _metric(summary: Mapping[str, Any], kind: str, field: str) -> float | None:
+    if kind == "overall":
+        block = summary.get("overall")
+    elif kind == "canonical":
+        block = summary.get("canonical_hit")
+    else:
+        block = summary.get("answer_types", {}).get(kind)
+    return _num(block.get(field)) if isinstance(block, dict) else None
+
+
+_SIDE_ROWS = (
+    ("mc accuracy", "mc", "accuracy"),
+    ("mc parse errors", "mc", "parse_errors"),
+    ("tf accuracy", "tf", "accuracy"),
+    ("tf parse errors", "tf", "parse_errors"),
+    ("mc+tf accuracy", "overall", "accuracy"),
+    ("open judge mean", "open", "mean"),
+    ("open EM (lexical)", "open", "exact_match"),
+    ("open F1 (lexical)", "open", "token_f1"),
+    ("canonical hit@k", "canonical", "rate"),
+)
+
+
+def _side_by_side(runs: Sequence[QaRun], labels: Sequence[str]) -> Table:
+    rows = []
+    for name, kind, field in _SIDE_ROWS:
+        values = [_metric(r.summary, kind, field) for r in runs]
+        if all(v is None for v in values):
+            continue
+        cells: list[Cell] = [int(v) if v is not None and "errors" in name else v for v in values]
+        rows.append((name, *cells))
+    return Table("runs", "Runs side by side", ("measure", *labels), tuple(rows), digits=3)
+
+
+def _legend(runs: Sequence[QaRun], labels: Sequence[str]) -> list[str]:
+    return [
+        f"{lab}: {r.name}" + (f" ({r.model})" if r.model else "") + f", {r.path}"
+        for lab, r in zip(labels, runs, strict=True)
+    ]
+
+
+def _pair(a: QaRun, b: QaRun) -> Document:
+    paired = paired_data(a, b)
+    lift_rows: list[tuple[Cell, ...]] = []
+    for row in [*paired["rows"], *([paired["overall"]] if paired["overall"] else [])]:
+        kind = row["category"]
+        if kind == "open":
+            va, vb = row["mean_a"], row["mean_b"]
+        else:
+            key = "overall" if kind == "mc+tf" else kind
+            va, vb = _metric(a.summary, key, "accuracy"), _metric(b.summary, key, "accuracy")
+        diff = vb - va if va is not None and vb is not None else None
+        lift_rows.append((kind, row["n"], va, vb, diff, row["p_value"], row["test"]))
+    closed = tuple(
+        (r["category"], r["n"], r["both"], r["only_a"], r["only_b"], r["neither"], r["p_value"])
+        for r in paired["rows"]
+        if r["test"] == "McNemar exact"
+    )
+    if paired["overall"]:
+        o = paired["overall"]
+        closed += (
+            ("mc+tf", o["n"], o["both"], o["only_a"], o["only_b"], o["neither"], o["p_value"]),
+        )
+    labels = ["A", "B"]
+    notes = _legend((a, b), labels)
+    if paired["reason"]:
+        notes.append(f"No paired test: {paired['reason']}.")
+    notes += [f"{r['category']}: {r['note']}" for r in paired["rows"] if r.get("note")]
+    notes += _run_notes(a, "A") + _run_notes(b, "B")
+    tables = [
+        Table(
+            "lift",
+            "RAG lift: B against A",
+            ("type", "n", "A", "B", "B - A", "p", "test"),
+            tuple(lift_rows),
+            "mc, tf: accuracy; open: mean "
+            + next((r["measure"] for r in paired["rows"] if r["category"] == "open"), "score")
+            + " over the paired items. p: two-sided, on the items both runs answered.",
+            digits=3,
+        ),
+        Table(
+            "paired",
+            "Paired items (mc, tf)",
+            ("category", "n", "both", "only A", "only B", "neither", "p"),
+            closed,
+            "only A / only B: items just one run got right; only they inform the test.",
+            digits=4,
+        ),
+        _side_by_side((a, b), labels),
+    ]
+    data = {"runs": [_run_data("A", a), _run_data("B", b)], "paired": paired}
+    return Document(f"QA report: {a.name} (A) vs {b.name} (B)", tuple(tables), tuple(notes), data)
+
+
+def qa_document(runs: Sequence[QaRun]) -> Document:
+    """The report of one QA run, a pair (RAG lift and paired tests), or several side by side."""
+    if not runs:
+        raise ValueError("a report needs at least one run")
+    if len(runs) == 1:
+        return _single(runs[0])
+    if len(runs) == 2:
+        return _pair(runs[0], runs[1])
+    labels = _labels(len(runs))
+    notes = _legend(runs, labels)
+    for label, run in zip(labels, runs, strict=True):
+        notes += _run_notes(run, label)
+    data = {"runs": [_run_data(lab, r) for lab, r in zip(labels, runs, strict=True)]}
+    return Document(
+        f"QA report: {len(runs)} runs", (_side_by_side(runs, labels),), tuple(notes), data
+    )
