@@ -18,6 +18,7 @@ from tfce_eval.cli.options import (
 from tfce_eval.cli.render import print_summary, print_warnings
 from tfce_eval.dataset.load import load_dataset
 from tfce_eval.model import AnswerStyle
+from tfce_eval.report import FailureSource, RunView, write_run_reports
 from tfce_eval.scoring.options import CheckMode, MissingMode, ScoreOptions
 from tfce_eval.scoring.score import score_outputs
 
@@ -76,6 +77,9 @@ def score_command(
         exec_timeout_s=exec_timeout,
     )
     result = score_outputs(outputs, dataset, options, out_dir or outputs.parent)
+    path = result.run_dir.path
+    view = RunView(path.resolve().name, path, result.summary, result.records, None)
+    write_run_reports(path, view, failure_source=FailureSource(dataset=dataset))
     print_warnings(result.warnings)
     if as_json:
         click.echo(json.dumps(result.summary, ensure_ascii=False, indent=2))

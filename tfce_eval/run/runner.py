@@ -19,6 +19,7 @@ from tfce_eval.errors import DataError, RunError, RunInterrupted, UsageError
 from tfce_eval.model import CATEGORY_ORDER, AnswerStyle, Category, ErrorCode, Item, Policy
 from tfce_eval.providers import Mode, Provider, RequestOptions, default_run_name, make_provider
 from tfce_eval.providers.registry import parse_model
+from tfce_eval.report import FailureSource, RunView, write_run_reports
 from tfce_eval.run.appender import OutputsAppender
 from tfce_eval.run.metadata import (
     RunIdentity,
@@ -295,9 +296,9 @@ def run_eval(config: RunConfig, *, progress: ProgressSink | None = None) -> RunR
                     "mode": str(config.mode),
                 }
             },
-            # The reports written with the scores describe the run as it ends.
-            run_info={**meta, "status": "finished"},
         )
+        # The reports describe the run as it ends.
+        _write_reports(score, dataset, {**meta, "status": "finished"})
     except KeyboardInterrupt:
         raise RunInterrupted(_interrupted(run_dir, None, len(ids), config)) from None
     request_errors = sum(1 for r in score.records if r.error_type is ErrorCode.REQUEST_ERROR)
@@ -312,6 +313,19 @@ def run_eval(config: RunConfig, *, progress: ProgressSink | None = None) -> RunR
     return RunResult(
         run_dir.path, score, len(ids), len(done), stats.asked, request_errors, _notes(meta)
     )
+
+
+def _write_reports(score: ScoreResult, dataset: Dataset, run_info: dict[str, Any]) -> None:
+    """report.md and report.html beside the scores (scoring itself writes no reports)."""
+    path = score.run_dir.path
+    view = RunView(
+        str(run_info.get("run_name") or path.resolve().name),
+        path,
+        score.summary,
+        score.records,
+        run_info,
+    )
+    write_run_reports(path, view, failure_source=FailureSource(dataset=dataset))
 
 
 def _ask(

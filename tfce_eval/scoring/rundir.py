@@ -12,16 +12,37 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
-from typing import IO, Any
+from typing import Any
 
 from tfce_eval.errors import DataError
 from tfce_eval.model import Category, ErrorCode, ScoreRecord
+from tfce_eval.scoring.writing import AtomicLines, dumps, write_json, write_text_atomic
+
+__all__ = [
+    "OUTPUTS",
+    "REPORT_HTML",
+    "REPORT_MD",
+    "RUN_JSON",
+    "SCORES",
+    "SUMMARY",
+    "AtomicLines",
+    "OutputsIndex",
+    "RunDir",
+    "dumps",
+    "index_outputs",
+    "iter_json_lines",
+    "read_json",
+    "read_scores",
+    "truncate_torn_tail",
+    "write_json",
+    "write_lines_atomic",
+    "write_scores",
+    "write_text_atomic",
+]
 
 OUTPUTS = "outputs.jsonl"
 SCORES = "scores.jsonl"
@@ -60,74 +81,6 @@ class RunDir:
     @property
     def report_html(self) -> Path:
         return self.path / REPORT_HTML
-
-
-def dumps(obj: Any) -> str:
-    """One JSON line: UTF-8 text with Chinese kept readable."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=True)
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def write_json(path: Path, obj: Any) -> None:
-    write_text_atomic(path, json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
-
-
-class AtomicLines:
-    """Writes JSON lines to a temporary file that replaces `path` only when all is written.
-
-    `with AtomicLines(path) as out: out.write(row)`: an exception inside the block leaves
-    `path` as it was (an earlier file stays whole) and removes the temporary file.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._fh: IO[str] | None = None
-        self._tmp: str | None = None
-
-    def __enter__(self) -> AtomicLines:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, self._tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
-        self._fh = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
-        return self
-
-    def write(self, row: Mapping[str, Any]) -> None:
-        if self._fh is None:
-            raise RuntimeError("AtomicLines used outside its `with` block")
-        self._fh.write(dumps(row))
-        self._fh.write("\n")
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        fh, tmp = self._fh, self._tmp
-        self._fh = self._tmp = None
-        if fh is None or tmp is None:
-            return
-        try:
-            if exc_type is None:
-                fh.flush()
-                os.fsync(fh.fileno())
-            fh.close()
-            if exc_type is None:
-                os.replace(tmp, self.path)
-        finally:
-            Path(tmp).unlink(missing_ok=True)
 
 
 def write_lines_atomic(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
@@ -225,22 +178,30 @@ class OutputsIndex:
     """Where each item's answer is in an outputs file: id -> (byte offset, line number).
 
     Kept instead of the answers themselves so that 100,000 items can be scored in little
-    memory: an answer is read back when its item is checked.
+    memory: an answer is read back when its item is checked. `lengths` holds the length in
+    bytes of the lines that do not end in a newline (a bare CR, as in an old Mac file, or
+    the end of the file); the others run to their newline. `duplicates`: ids answered on
+    more than one line, in file order (the last line counts).
     """
 
     path: Path
     offsets: Mapping[str, tuple[int, int]]
     torn_tail: bool  # the file ends in an incomplete line (a run was killed mid-write)
+    duplicates: tuple[str, ...] = ()
+    lengths: Mapping[str, int] | None = None
 
     @contextmanager
     def reader(self) -> Iterator[Callable[[str], dict[str, Any]]]:
         """`with index.reader() as read: read(item_id)`: one open file for many reads."""
+        lengths = self.lengths
         with self.path.open("rb") as fh:
 
             def read(item_id: str) -> dict[str, Any]:
                 offset, line_no = self.offsets[item_id]
                 fh.seek(offset)
-                return _parse_line(fh.readline(), self.path, line_no)
+                length = None if lengths is None else lengths.get(item_id)
+                raw = fh.readline() if length is None else fh.read(length)
+                return _parse_line(raw, self.path, line_no)
 
             yield read
 
@@ -251,13 +212,39 @@ class OutputsIndex:
                 yield item_id, read(item_id)
 
 
-def index_outputs(path: Path, *, tolerate_torn_tail: bool = False) -> OutputsIndex:
-    """Index an outputs file by id. A later line for the same id replaces an earlier one.
+def _split_lines(fh: Any) -> Iterator[tuple[int, bytes, bool]]:
+    """(byte offset, line, ended) for each line; a bare CR ends a line as LF and CRLF do
+    (JSON text never holds a raw CR, so a CR inside a line can only be a line end)."""
+    offset = 0
+    for raw in fh:
+        ended = raw.endswith(b"\n")
+        body = raw.rstrip(b"\n").rstrip(b"\r") if ended else raw
+        if b"\r" not in body:
+            yield offset, raw, ended
+        else:
+            parts = raw.split(b"\r")
+            position = offset
+            for i, part in enumerate(parts):
+                last = i == len(parts) - 1
+                if last and not part:
+                    break  # the line ended in CR: nothing after it
+                if last and part == b"\n":
+                    break  # CRLF
+                yield position, part, (not last) or ended
+                position += len(part) + 1
+        offset += len(raw)
 
-    `tolerate_torn_tail`: a last line without its newline that is not valid JSON is dropped
+
+def index_outputs(path: Path, *, tolerate_torn_tail: bool = False) -> OutputsIndex:
+    """Index an outputs file by id. A later line for the same id replaces an earlier one
+    (and the id is listed in `duplicates`, for a warning).
+
+    `tolerate_torn_tail`: a last line without its line end that is not valid JSON is dropped
     (what a killed run leaves); otherwise it is an error like any bad line.
     """
     offsets: dict[str, tuple[int, int]] = {}
+    lengths: dict[str, int] = {}
+    duplicates: dict[str, None] = {}
     torn = False
     try:
         fh = path.open("rb")
@@ -266,13 +253,10 @@ def index_outputs(path: Path, *, tolerate_torn_tail: bool = False) -> OutputsInd
             "file not found", path=str(path), hint="give the path of an outputs file"
         ) from None
     with fh:
-        offset = 0
-        for line_no, raw in enumerate(fh, start=1):
-            start = offset
-            offset += len(raw)
+        for line_no, (start, raw, ended) in enumerate(_split_lines(fh), start=1):
             if not raw.strip():
                 continue
-            if tolerate_torn_tail and not raw.endswith(b"\n"):
+            if tolerate_torn_tail and not ended:
                 try:
                     obj = _parse_line(raw, path, line_no)
                 except DataError:
@@ -288,8 +272,21 @@ def index_outputs(path: Path, *, tolerate_torn_tail: bool = False) -> OutputsInd
                     line=line_no,
                     hint='every line needs the id of the item it answers: {"id": "...", ...}',
                 )
-            offsets[str(item_id)] = (start, line_no)
-    return OutputsIndex(path=path, offsets=offsets, torn_tail=torn)
+            key = str(item_id)
+            if key in offsets:
+                duplicates[key] = None
+            offsets[key] = (start, line_no)
+            if not raw.endswith(b"\n"):
+                lengths[key] = len(raw)  # ended by a bare CR (or the file's end)
+            else:
+                lengths.pop(key, None)
+    return OutputsIndex(
+        path=path,
+        offsets=offsets,
+        torn_tail=torn,
+        duplicates=tuple(duplicates),
+        lengths=lengths or None,
+    )
 
 
 def truncate_torn_tail(path: Path) -> bool:
@@ -313,7 +310,7 @@ def truncate_torn_tail(path: Path) -> bool:
             pos -= step
             fh.seek(pos)
             chunk = fh.read(step)
-            idx = chunk.rfind(b"\n")
+            idx = max(chunk.rfind(b"\n"), chunk.rfind(b"\r"))  # a bare CR ends a line too
             if idx != -1:
                 end_of_last_complete = pos + idx + 1
                 break

@@ -3,13 +3,23 @@
 Outputs are indexed by id (byte offsets, not contents) and items are streamed from the
 dataset one at a time, so memory stays flat however many items there are. Each answer is
 decoded by the shared decoder, checked by the AST checker and, where the item's functions are
-implemented, by executing the calls (SPEC 6). The records, summary and reports are written
-atomically into the output directory.
+implemented, by executing the calls (SPEC 6).
+
+scores.jsonl and summary.json are written to temporary names and renamed into place
+together at the end, after the reports they make stale (report.md, report.html) are removed:
+a score that fails half-way (a full disk, an interrupt, a bug) leaves the previous files as
+they were, and a finished one never sits beside reports of an earlier one. Writing reports
+is the caller's business (`tfce_eval.report.write_run_reports`); scoring never imports the
+report package.
+
+A failure of tfce-eval itself on one item (an unexpected exception while decoding, checking
+or exec-judging it, or an exec worker that died) stops the score with a HarnessError naming
+the item: it is never counted as the model's error.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -20,14 +30,23 @@ from typing import Any
 from tfce_eval.check.item import answer_and_truth, check_item
 from tfce_eval.dataset.load import Dataset
 from tfce_eval.decode.answer import decode_output
-from tfce_eval.errors import DataError
+from tfce_eval.errors import DataError, HarnessError, TfceError
 from tfce_eval.exec.executor import Executor
 from tfce_eval.exec.records import ExecOptions, ExecVerdict, default_functions_dir
 from tfce_eval.model import Category, DecodeResult, ErrorCode, Item, ScoreRecord, Verdict
 from tfce_eval.schema.wire import name_map
 from tfce_eval.scoring.options import CheckMode, MissingMode, ScoreOptions
-from tfce_eval.scoring.rundir import AtomicLines, OutputsIndex, RunDir, index_outputs, write_json
+from tfce_eval.scoring.rundir import (
+    REPORT_HTML,
+    REPORT_MD,
+    SCORES,
+    SUMMARY,
+    OutputsIndex,
+    RunDir,
+    index_outputs,
+)
 from tfce_eval.scoring.summary import UsageStats, summarize
+from tfce_eval.scoring.writing import StagedLines, Staging, dumps_strict
 
 
 @dataclass(frozen=True)
@@ -189,37 +208,87 @@ def _slim(details: Mapping[str, Any]) -> Mapping[str, Any]:
     return _NO_DETAILS
 
 
+def _score_one(
+    item: Item,
+    index: OutputsIndex,
+    read: Callable[[str], dict[str, Any]],
+    options: ScoreOptions,
+    executor: Executor | None,
+    usage: UsageStats,
+) -> ScoreRecord:
+    checked = None
+    if item.id not in index.offsets:
+        ast = Verdict(False, ErrorCode.NO_CALL, "no output for this item", {"missing": True})
+        decoded = DecodeResult(calls=())
+    else:
+        record = read(item.id)
+        usage.add(record.get("usage"), record.get("latency_s"))
+        if _is_request_error(record):
+            ast = Verdict(False, ErrorCode.REQUEST_ERROR, str(record["error"]), {})
+            decoded = DecodeResult(calls=None, error=str(record["error"]))
+        else:
+            decoded = decode_output(record, name_map=name_map(item.functions), item_id=item.id)
+            ast = check_item(item, decoded, options.policy)
+            checked = decoded
+    exec_verdict = _exec_check(executor, item, decoded, ast)
+    return _combine(item, ast, exec_verdict, options.check, checked)
+
+
+def _harness_failure(item: Item, exc: Exception) -> HarnessError:
+    detail = " ".join(f"{type(exc).__name__}: {exc}".split())
+    if len(detail) > 200:
+        detail = detail[:199] + "…"
+    return HarnessError(
+        f"item {item.id}: scoring it failed inside tfce-eval ({detail}); this is a bug in "
+        "tfce-eval, not an error of the model: please report it. No file was changed."
+    )
+
+
 def _score_items(
     items: Iterator[Item],
     index: OutputsIndex,
     options: ScoreOptions,
     executor: Executor | None,
     usage: UsageStats,
-    out: AtomicLines,
+    out: StagedLines,
     keeper: _Keeper,
 ) -> None:
     with index.reader() as read:
         for item in items:
-            checked = None
-            if item.id not in index.offsets:
-                ast = Verdict(
-                    False, ErrorCode.NO_CALL, "no output for this item", {"missing": True}
-                )
-                decoded = DecodeResult(calls=())
-            else:
-                record = read(item.id)
-                usage.add(record.get("usage"), record.get("latency_s"))
-                if _is_request_error(record):
-                    ast = Verdict(False, ErrorCode.REQUEST_ERROR, str(record["error"]), {})
-                    decoded = DecodeResult(calls=None, error=str(record["error"]))
-                else:
-                    decoded = decode_output(record, name_map=name_map(item.functions))
-                    ast = check_item(item, decoded, options.policy)
-                    checked = decoded
-            exec_verdict = _exec_check(executor, item, decoded, ast)
-            scored = _combine(item, ast, exec_verdict, options.check, checked)
+            try:
+                scored = _score_one(item, index, read, options, executor, usage)
+            except TfceError:
+                raise  # bad input (DataError) or a HarnessError that already names the item
+            except Exception as exc:  # a bug here must stop the score, never be scored
+                raise _harness_failure(item, exc) from exc
             out.write(scored.to_json())
             keeper.add(scored)
+
+
+def _refuse_overwriting_inputs(outputs: Path, dataset: Dataset, run_dir: RunDir) -> None:
+    written = {p.resolve(): p.name for p in (run_dir.scores, run_dir.summary, run_dir.report_md)}
+    written[run_dir.report_html.resolve()] = run_dir.report_html.name
+    for source in (outputs, *dataset.question_files, *dataset.answer_files):
+        name = written.get(source.resolve())
+        if name is not None:
+            raise DataError(
+                f"this input is where the score writes its {name}, so it would be "
+                "overwritten: give another output directory (--out)",
+                path=str(source),
+            )
+
+
+def _warnings(index: OutputsIndex, outputs: Path) -> list[str]:
+    warnings: list[str] = []
+    if index.torn_tail:
+        warnings.append(f"{outputs}: the last line is incomplete and was ignored")
+    if index.duplicates:
+        dup = list(index.duplicates)
+        warnings.append(
+            f"{outputs}: {len(dup)} ids are answered on more than one line; the last line of "
+            f"each counts (first: {_first_ids(dup)})"
+        )
+    return warnings
 
 
 def score_outputs(
@@ -229,17 +298,18 @@ def score_outputs(
     out_dir: Path,
     *,
     extra_summary: Mapping[str, Any] | None = None,
-    run_info: Mapping[str, Any] | None = None,
 ) -> ScoreResult:
-    """Score `outputs` against `dataset` and write scores.jsonl, summary.json and reports.
+    """Score `outputs` against `dataset`; write scores.jsonl and summary.json into `out_dir`.
 
-    `run_info` is the run's run.json when scoring a model run; it names the run in reports.
+    Stale report.md and report.html in `out_dir` are removed: the caller writes new reports
+    from the result (`tfce_eval.report.write_run_reports`). Raises DataError for bad input or
+    a directory that cannot be written, HarnessError for a failure of tfce-eval itself.
     """
+    run_dir = RunDir(out_dir)
+    _refuse_overwriting_inputs(outputs, dataset, run_dir)
     index = index_outputs(outputs, tolerate_torn_tail=True)
     _check_unknown_ids(index, dataset)
-    warnings: list[str] = []
-    if index.torn_tail:
-        warnings.append(f"{outputs}: the last line is incomplete and was ignored")
+    warnings = _warnings(index, outputs)
     selected = _selected_ids(dataset, options)
     answered_cats = {dataset.category_of(i) for i in selected if i in index.offsets}
     in_scope = [i for i in selected if dataset.category_of(i) in answered_cats]
@@ -264,51 +334,29 @@ def score_outputs(
 
     usage = UsageStats()
     keeper = _Keeper()
-    run_dir = RunDir(out_dir)
     # Items stream in natural id order, so scores.jsonl is written sorted as it goes.
     with ExitStack() as stack:
         executor = _open_executor(stack, dataset, options)
-        out = stack.enter_context(AtomicLines(run_dir.scores))
+        stage = stack.enter_context(Staging(run_dir.path))
+        out = stage.lines(SCORES)
         _score_items(
             dataset.iter_items(ids=set(in_scope)), index, options, executor, usage, out, keeper
         )
-    records = keeper.records
-
-    extra: dict[str, Any] = dict(options.to_json())
-    extra["dataset"] = {
-        "path": None if dataset.root is None else str(dataset.root),
-        "sha256": dataset.sha256,
-    }
-    extra["missing"] = {
-        "mode": str(options.missing),
-        "count": len(missing),
-        "first_ids": missing[:5],
-    }
-    if extra_summary:
-        extra.update(extra_summary)
-    cats_in_selection = {dataset.category_of(i) for i in selected}
-    summary = summarize(records, dataset_categories=cats_in_selection, usage=usage, extra=extra)
-    write_json(run_dir.summary, summary)
-    _write_reports(run_dir, summary, records, dataset, run_info)
+        records = keeper.records
+        extra: dict[str, Any] = dict(options.to_json())
+        extra["dataset"] = {
+            "path": None if dataset.root is None else str(dataset.root),
+            "sha256": dataset.sha256,
+        }
+        extra["missing"] = {
+            "mode": str(options.missing),
+            "count": len(missing),
+            "first_ids": missing[:5],
+        }
+        if extra_summary:
+            extra.update(extra_summary)
+        cats_in_selection = {dataset.category_of(i) for i in selected}
+        summary = summarize(records, dataset_categories=cats_in_selection, usage=usage, extra=extra)
+        stage.text(SUMMARY, dumps_strict(summary, indent=2) + "\n")
+        stage.commit(stale=(REPORT_MD, REPORT_HTML))
     return ScoreResult(tuple(records), summary, tuple(warnings), run_dir)
-
-
-def _write_reports(
-    run_dir: RunDir,
-    summary: dict[str, Any],
-    records: list[ScoreRecord],
-    dataset: Dataset,
-    run_info: Mapping[str, Any] | None,
-) -> None:
-    # Imported here: the report renderers are only needed once the scores are in.
-    from tfce_eval.report import FailureSource, RunView, write_run_reports
-
-    name = (run_info or {}).get("run_name") or run_dir.path.resolve().name
-    view = RunView(
-        str(name),
-        run_dir.path,
-        summary,
-        tuple(records),
-        dict(run_info) if run_info is not None else None,
-    )
-    write_run_reports(run_dir.path, view, failure_source=FailureSource(dataset=dataset))

@@ -59,7 +59,12 @@ class UsageStats:
                 self.input_tokens += inp if isinstance(inp, int) else 0
                 self.output_tokens += out if isinstance(out, int) else 0
         if isinstance(latency_s, int | float) and not isinstance(latency_s, bool):
-            self.latencies.append(float(latency_s))
+            try:
+                seconds = float(latency_s)
+            except OverflowError:
+                return
+            if math.isfinite(seconds):  # NaN or an endless latency says nothing: left out
+                self.latencies.append(seconds)
 
     def tokens(self) -> dict[str, int] | None:
         if not self.with_usage:

@@ -1,0 +1,277 @@
+"""Scoring under bad conditions: bugs of tfce-eval, odd outputs files, files that cannot be
+written. Each failure is one line on stderr, exit 1, and the files already saved survive."""
+
+from __future__ import annotations
+
+import errno
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+import tfce_eval.scoring.score as scoring
+import tfce_eval.scoring.writing as writing
+from tests.gt_outputs import write_perfect_outputs
+from tfce_eval.cli import main
+from tfce_eval.dataset.load import load_dataset
+from tfce_eval.errors import DataError, HarnessError
+from tfce_eval.scoring.options import CheckMode, ScoreOptions
+from tfce_eval.scoring.rundir import index_outputs
+from tfce_eval.scoring.score import score_outputs
+from tfce_eval.scoring.writing import dumps, dumps_strict
+
+REPO = Path(__file__).resolve().parents[1]
+AST = ScoreOptions(check=CheckMode.AST)
+
+
+def run_cli(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def one_line_error(result: Result) -> str:
+    assert result.exit_code == 1, result.output
+    text = result.stderr.strip()
+    assert "\n" not in text, text
+    assert "Traceback" not in text
+    assert text.startswith("error: ")
+    return text
+
+
+def snapshot(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file()}
+
+
+@pytest.fixture
+def perfect(tmp_path: Path) -> Path:
+    return write_perfect_outputs(load_dataset(), tmp_path / "gt.jsonl", shape="calls")
+
+
+# -- scoring is a library: it returns its result, callers write reports -------------------
+
+
+def test_scoring_imports_neither_reports_nor_heavy_libraries() -> None:
+    code = (
+        "import sys, tfce_eval.scoring.score\n"
+        "heavy = ['tfce_eval.report', 'tfce_eval.providers', 'tfce_eval.run', 'rich',\n"
+        "         'jsonschema', 'openai', 'anthropic', 'numpy', 'multiprocessing.pool',\n"
+        "         'tfce_eval.exec.pool', 'subprocess']\n"
+        "print([m for m in heavy if m in sys.modules])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
+    )
+    assert done.stdout.strip() == "[]"
+
+
+def test_score_outputs_writes_no_reports_and_removes_stale_ones(
+    tmp_path: Path, perfect: Path
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "report.md").write_text("an old report", encoding="utf-8")
+    (out / "report.html").write_text("an old report", encoding="utf-8")
+    result = score_outputs(perfect, load_dataset(), AST, out)
+    assert sorted(p.name for p in out.iterdir()) == ["scores.jsonl", "summary.json"]
+    assert result.summary["overall"]["micro"]["accuracy"] == 1.0
+
+
+def test_the_score_command_writes_the_reports(tmp_path: Path, perfect: Path) -> None:
+    result = run_cli("score", str(perfect), "--check", "ast", "--out", str(tmp_path / "o"))
+    assert result.exit_code == 0, result.output
+    names = sorted(p.name for p in (tmp_path / "o").iterdir())
+    assert names == ["report.html", "report.md", "scores.jsonl", "summary.json"]
+    assert "simple" in (tmp_path / "o" / "report.md").read_text(encoding="utf-8")
+
+
+# -- a failure of tfce-eval is never the model's error ------------------------------------
+
+
+def test_a_bug_on_one_item_stops_the_score_and_names_the_item(
+    tmp_path: Path, perfect: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert run_cli("score", str(perfect), "--check", "ast").exit_code == 0
+    before = snapshot(tmp_path)
+    victim = load_dataset().ids()[3]
+    real = scoring.check_item  # type: ignore[attr-defined]
+
+    def broken(item: Any, *args: Any) -> Any:
+        if item.id == victim:
+            raise ZeroDivisionError("division by zero")
+        return real(item, *args)
+
+    monkeypatch.setattr(scoring, "check_item", broken)
+    text = one_line_error(run_cli("score", str(perfect), "--check", "ast"))
+    assert f"item {victim}:" in text
+    assert "ZeroDivisionError" in text and "bug in tfce-eval" in text
+    assert snapshot(tmp_path) == before  # nothing half-written, nothing lost
+
+
+def test_a_harness_error_from_the_library_names_the_item(
+    tmp_path: Path, perfect: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise KeyError("oops")
+
+    monkeypatch.setattr(scoring, "decode_output", broken)
+    with pytest.raises(HarnessError) as caught:
+        score_outputs(perfect, load_dataset(), AST, tmp_path / "out")
+    first = load_dataset().ids()[0]
+    assert str(caught.value).startswith(f"item {first}: scoring it failed inside tfce-eval")
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+# -- odd outputs files -------------------------------------------------------------------
+
+
+def test_duplicate_ids_are_a_warning_with_count_and_first_ids(
+    tmp_path: Path, perfect: Path
+) -> None:
+    lines = perfect.read_text(encoding="utf-8").splitlines()
+    doubled = tmp_path / "doubled.jsonl"
+    doubled.write_text("\n".join([*lines, lines[1], lines[0], lines[1]]) + "\n", "utf-8")
+    result = score_outputs(doubled, load_dataset(), AST, tmp_path / "out")
+    first, second = json.loads(lines[0])["id"], json.loads(lines[1])["id"]
+    warning = [w for w in result.warnings if "more than one line" in w]
+    assert warning == [
+        f"{doubled}: 2 ids are answered on more than one line; the last line of each "
+        f"counts (first: {second}, {first})"
+    ]
+
+
+def test_a_file_with_bare_cr_line_ends_is_read_whole(tmp_path: Path, perfect: Path) -> None:
+    lines = perfect.read_text(encoding="utf-8").splitlines()
+    old_mac = tmp_path / "cr.jsonl"
+    old_mac.write_bytes("\r".join(lines).encode("utf-8"))  # no line end after the last
+    index = index_outputs(old_mac, tolerate_torn_tail=True)
+    assert (len(index.offsets), index.torn_tail) == (len(lines), False)
+    result = score_outputs(old_mac, load_dataset(), AST, tmp_path / "out")
+    assert result.warnings == ()
+    assert result.summary["overall"]["micro"]["accuracy"] == 1.0
+
+
+def _strict(text: str) -> Any:
+    def refuse(name: str) -> Any:
+        raise AssertionError(f"{name} written into a result file")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_nan_and_infinity_are_never_written(tmp_path: Path) -> None:
+    dataset = load_dataset()
+    first, second, third = dataset.ids()[:3]
+    outputs = tmp_path / "nan.jsonl"
+    outputs.write_text(
+        f'{{"id": "{first}", "calls": [{{"name": "f", "arguments": {{"x": NaN}}}}],'
+        ' "latency_s": NaN}\n'
+        f'{{"id": "{second}", "calls": [{{"name": "f", "arguments": {{"x": -Infinity}}}}],'
+        ' "latency_s": Infinity}\n'
+        f'{{"id": "{third}", "calls": [], "latency_s": 2.5}}\n',
+        encoding="utf-8",
+    )
+    result = run_cli("score", str(outputs), "--check", "ast", "--out", str(tmp_path / "o"))
+    assert result.exit_code == 0, result.output
+    for line in (tmp_path / "o" / "scores.jsonl").open(encoding="utf-8"):
+        _strict(line)
+    summary = _strict((tmp_path / "o" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["overall"]["latency_s"]["items"] == 1  # NaN and Infinity left out
+    assert summary["overall"]["latency_s"]["mean"] == 2.5
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        (math.nan, '"NaN"'),
+        (math.inf, '"Infinity"'),
+        ([1.5, {"k": -math.inf}], '[1.5,{"k":"-Infinity"}]'),
+        (10**5000, '"<an integer of 5001 digits>"'),
+        (-(10**400), "-1" + "0" * 400),
+        ("\ud83d", '"\\ud83d"'),
+        ("北京", '"北京"'),
+    ],
+    ids=["nan", "inf", "nested", "huge_int", "long_int", "surrogate", "chinese"],
+)
+def test_strict_json_maps_what_json_cannot_hold(value: Any, written: str) -> None:
+    text = dumps_strict(value)
+    assert text == written
+    text.encode("utf-8")  # always writable
+
+
+def test_deep_values_are_bounded_when_written() -> None:
+    deep: Any = []
+    for _ in range(5000):
+        deep = [deep]
+    assert "<nested deeper than 200 levels>" in dumps_strict({"details": deep})
+
+
+def test_a_lone_surrogate_is_written_as_its_escape() -> None:
+    line = dumps({"content": "a\ud83db"})
+    assert line == '{"content":"a\\ud83db"}'
+    assert json.loads(line)["content"] == "a\ud83db"
+
+
+# -- where results go ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["scores.jsonl", "summary.json", "report.md"])
+def test_an_input_the_score_would_overwrite_is_refused(
+    tmp_path: Path, perfect: Path, name: str
+) -> None:
+    target = tmp_path / name
+    target.write_bytes(perfect.read_bytes())
+    text = one_line_error(run_cli("score", str(target), "--check", "ast"))
+    assert str(target) in text and "overwritten" in text and "--out" in text
+    assert target.read_bytes() == perfect.read_bytes()
+
+
+def test_an_unwritable_out_is_one_line(tmp_path: Path, perfect: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x", encoding="utf-8")
+    text = one_line_error(
+        run_cli("score", str(perfect), "--check", "ast", "--out", str(blocker / "out"))
+    )
+    assert "cannot write the result files" in text and str(blocker) in text
+
+
+def test_a_full_disk_keeps_the_previous_score_whole(
+    tmp_path: Path, perfect: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert run_cli("score", str(perfect), "--check", "ast").exit_code == 0
+    before = snapshot(tmp_path)
+    assert {"scores.jsonl", "summary.json", "report.md", "report.html"} <= set(before)
+    real = writing._finish
+    calls = {"n": 0}
+
+    def full(fh: Any) -> None:
+        calls["n"] += 1
+        if calls["n"] == 2:  # scores.jsonl is written, summary.json is not
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(fh)
+
+    monkeypatch.setattr(writing, "_finish", full)
+    text = one_line_error(run_cli("score", str(perfect), "--check", "ast"))
+    assert "No space left on device" in text
+    assert snapshot(tmp_path) == before  # no new scores beside old reports, no temp files
+
+
+def test_reports_that_cannot_be_written_leave_no_stale_ones(
+    tmp_path: Path, perfect: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert run_cli("score", str(perfect), "--check", "ast").exit_code == 0
+    import tfce_eval.report as report
+
+    def full(path: Path, text: str) -> None:
+        raise DataError("cannot write the result files here (No space left on device)")
+
+    monkeypatch.setattr(report, "write_text_atomic", full)
+    lines = perfect.read_text(encoding="utf-8").splitlines()
+    perfect.write_text("\n".join(lines[1:]) + "\n", encoding="utf-8")
+    one_line_error(run_cli("score", str(perfect), "--check", "ast"))
+    # The new scores stand alone: the old reports, which described other scores, are gone.
+    assert not (tmp_path / "report.md").exists() and not (tmp_path / "report.html").exists()
+    summary = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
+    assert summary["missing"]["count"] == 1

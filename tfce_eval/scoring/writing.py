@@ -1,0 +1,280 @@
+"""Writing result files so that a reader never sees half of one, and nothing already saved is
+lost when a write fails.
+
+- `dumps` is the one JSON serialiser of result lines. A lone surrogate (`"\\ud83d"`, which a
+  model can send) is written as its JSON escape, so every line is valid UTF-8 and reads back
+  to the same string.
+- `dumps_strict` is what scores.jsonl and summary.json are written with: strict JSON, never
+  `NaN` or `Infinity` (which most JSON readers refuse). A non-finite number is written as the
+  string `"NaN"`, `"Infinity"` or `"-Infinity"`; an integer too long for Python to print
+  (over 4,300 digits) as `"<an integer of N digits>"`; a value nested deeper than 200
+  levels as `"<nested deeper than 200 levels>"`. Ordinary values are written unchanged.
+- `Staging` writes several files to temporary names in one directory and renames them into
+  place together at the end (`commit`), after removing the files that the new ones make
+  stale. A failure before the commit leaves every earlier file as it was.
+
+A file that cannot be written (a full disk, a directory without write permission) is a
+DataError naming the directory and the reason, one line, never an OSError traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager, suppress
+from functools import cache
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+from tfce_eval.errors import DataError
+
+#: Integers with more digits than this cannot be printed by Python (sys.int_info).
+_MAX_DIGITS = 4300
+_MAX_DEPTH = 200
+
+
+def _utf8_safe(text: str) -> str:
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # Lone surrogates, and only they, become `\udXXX`: the JSON escape of the same string.
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def dumps(obj: Any) -> str:
+    """One JSON line: UTF-8 text with Chinese kept readable."""
+    return _utf8_safe(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+
+
+def finite_json(value: Any, depth: int = 0) -> Any:
+    """`value` with the parts strict JSON cannot hold replaced (see the module docstring)."""
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value.bit_length() > _MAX_DIGITS * 3:  # about 900 digits: check exactly
+            digits = len(str(abs(value))) if value.bit_length() < 14_000 else None
+            if digits is None or digits > _MAX_DIGITS:
+                approx = int(value.bit_length() * math.log10(2)) + 1
+                return f"<an integer of {digits or approx} digits>"
+        return value
+    if isinstance(value, Mapping | list | tuple) and depth >= _MAX_DEPTH:
+        return f"<nested deeper than {_MAX_DEPTH} levels>"
+    if isinstance(value, Mapping):
+        return {str(k): finite_json(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite_json(v, depth + 1) for v in value]
+    return value
+
+
+def dumps_strict(obj: Any, *, indent: int | None = None) -> str:
+    """Strict JSON (no NaN or Infinity) for scores.jsonl and summary.json."""
+    separators = None if indent is not None else (",", ":")
+    try:
+        text = json.dumps(
+            obj, ensure_ascii=False, allow_nan=False, indent=indent, separators=separators
+        )
+    except (ValueError, RecursionError):
+        # Rare: walk the value only when the fast path refused it.
+        text = json.dumps(
+            finite_json(obj),
+            ensure_ascii=False,
+            allow_nan=False,
+            indent=indent,
+            separators=separators,
+            default=repr,
+        )
+    return _utf8_safe(text)
+
+
+@contextmanager
+def writing(directory: Path) -> Iterator[None]:
+    """Turn an OSError inside the block into a DataError about writing into `directory`."""
+    try:
+        yield
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        raise DataError(
+            f"cannot write the result files here ({reason}): free some disk space, or give "
+            "a directory you can write to",
+            path=str(directory),
+        ) from None
+
+
+@cache
+def _umask() -> int:
+    # Read, not set: os.umask would change it for a moment under the run's other threads.
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
+
+
+def _temp(path: Path) -> tuple[IO[str], str]:
+    with writing(path.parent):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        # mkstemp makes 0600 files: give the file what the umask gives any new file.
+        os.chmod(tmp, 0o666 & ~_umask())
+        return os.fdopen(fd, "w", encoding="utf-8", newline="\n"), tmp
+    except BaseException:
+        os.close(fd)
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _finish(fh: IO[str]) -> None:
+    fh.flush()
+    os.fsync(fh.fileno())
+    fh.close()
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write `text` to a temporary file beside `path` and rename it into place."""
+    fh, tmp = _temp(path)
+    try:
+        with writing(path.parent), fh:
+            fh.write(_utf8_safe(text))
+            _finish(fh)
+            os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json(path: Path, obj: Any) -> None:
+    write_text_atomic(path, dumps_strict(obj, indent=2) + "\n")
+
+
+class AtomicLines:
+    """Writes JSON lines to a temporary file that replaces `path` only when all is written.
+
+    `with AtomicLines(path) as out: out.write(row)`: an exception inside the block leaves
+    `path` as it was (an earlier file stays whole) and removes the temporary file.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fh: IO[str] | None = None
+        self._tmp: str | None = None
+
+    def __enter__(self) -> AtomicLines:
+        self._fh, self._tmp = _temp(self.path)
+        return self
+
+    def write(self, row: Mapping[str, Any]) -> None:
+        if self._fh is None:
+            raise RuntimeError("AtomicLines used outside its `with` block")
+        with writing(self.path.parent):
+            self._fh.write(dumps_strict(row) + "\n")
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        fh, tmp = self._fh, self._tmp
+        self._fh = self._tmp = None
+        if fh is None or tmp is None:
+            return
+        try:
+            if exc_type is None:
+                with writing(self.path.parent):
+                    _finish(fh)
+                    os.replace(tmp, self.path)
+            else:
+                with suppress(OSError):
+                    fh.close()
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+
+
+class StagedLines:
+    """The writer of one staged JSON Lines file (see `Staging.lines`)."""
+
+    def __init__(self, fh: IO[str], directory: Path) -> None:
+        self._fh = fh
+        self._directory = directory
+
+    def write(self, row: Mapping[str, Any]) -> None:
+        with writing(self._directory):
+            self._fh.write(dumps_strict(row) + "\n")
+
+
+class Staging:
+    """Files written to temporary names in `directory`, renamed into place together.
+
+    ```
+    with Staging(directory) as stage:
+        out = stage.lines("scores.jsonl"); out.write(row) ...
+        stage.text("summary.json", text)
+        stage.commit(stale=("report.md", "report.html"))
+    ```
+    `commit` removes the `stale` files first, then renames the new files in the order they
+    were staged (the last one is the one a reader trusts: summary.json). Leaving the block
+    without a commit, or with an exception, removes the temporary files and changes nothing.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._staged: list[tuple[Path, str, IO[str]]] = []
+        self._committed = False
+
+    def __enter__(self) -> Staging:
+        return self
+
+    def lines(self, name: str) -> StagedLines:
+        fh, tmp = _temp(self.directory / name)
+        self._staged.append((self.directory / name, tmp, fh))
+        return StagedLines(fh, self.directory)
+
+    def text(self, name: str, text: str) -> None:
+        fh, tmp = _temp(self.directory / name)
+        self._staged.append((self.directory / name, tmp, fh))
+        with writing(self.directory):
+            fh.write(_utf8_safe(text))
+
+    def commit(self, *, stale: Iterable[str] = ()) -> None:
+        with writing(self.directory):
+            self._commit(stale)
+
+    def _commit(self, stale: Iterable[str]) -> None:
+        for _, _, fh in self._staged:
+            _finish(fh)
+        for name in stale:
+            (self.directory / name).unlink(missing_ok=True)
+        # Whatever the last staged file replaces goes first, so that a crash between two
+        # renames never leaves a new file beside the old one that vouches for it.
+        if self._staged:
+            self._staged[-1][0].unlink(missing_ok=True)
+        for path, tmp, _ in self._staged:
+            os.replace(tmp, path)
+        self._committed = True
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        for _, tmp, fh in self._staged:
+            if not fh.closed:
+                with suppress(OSError):  # a full disk refuses the flush again: the file goes
+                    fh.close()
+            if not self._committed:
+                Path(tmp).unlink(missing_ok=True)
+        self._staged = []
