@@ -102,3 +102,20 @@ def test_a_body_nested_100000_deep_is_one_request_error(dataset, tmp_path, sdk):
     assert len(records) == 16 and result.request_errors == 1
     assert records["run_simple_2"]["error"].startswith("malformed response: the body nests")
     assert sum(r.valid for r in result.score.records) == 15
+
+
+@pytest.mark.parametrize("sdk", ["openai", "anthropic"])
+def test_a_key_in_a_text_error_body_or_a_200_answer_is_written_nowhere(dataset, tmp_path, sdk):
+    faults = {"run_simple_2": ["text_error_key"], "run_multiple_0": ["echo_key"]}
+    with FakeServer(FakeConfig(dataset, faults=faults)) as srv:
+        result = run_eval(config(srv, tmp_path, sdk))
+        assert SECRET in srv.requests_for("run_simple_2")[0].headers.get(
+            "authorization", srv.requests_for("run_simple_2")[0].headers.get("x-api-key", "")
+        )
+    records = {r["id"]: r for r in outputs(result.run_dir)}
+    assert records["run_simple_2"]["error"].startswith("HTTP 400: EEEE")
+    assert "***" in records["run_simple_2"]["error"]
+    assert "Your key is ***." in json.dumps(records["run_multiple_0"]["raw"])
+    texts = [p.read_text(encoding="utf-8") for p in result.run_dir.rglob("*") if p.is_file()]
+    assert len(texts) >= 4
+    assert not [t for t in texts if SECRET[:8] in t]  # not even the part before a cut

@@ -19,7 +19,7 @@ import math
 import re
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from types import TracebackType
@@ -233,22 +233,28 @@ def refused_param(message: str, param: object) -> str | None:
     return None
 
 
-def server_message(body: object, fallback: str) -> str:
-    """The human part of an error body: OpenAI/Anthropic `{"error": {"message"}}` and kin."""
+def server_message(
+    body: object, fallback: str, scrub: Callable[[str], str] = lambda text: text
+) -> str:
+    """The human part of an error body: OpenAI/Anthropic `{"error": {"message"}}` and kin.
+
+    `scrub` removes secrets; it is applied before a plain-text body is cut to 500
+    characters, so that no part of a secret survives the cut.
+    """
     if isinstance(body, Mapping):
         err = body.get("error", body)
         if isinstance(err, Mapping):
             msg = err.get("message") or err.get("detail")
             if isinstance(msg, str) and msg:
-                return msg
+                return scrub(msg)
         elif isinstance(err, str) and err:
-            return err
+            return scrub(err)
         for key in ("message", "detail"):
             if isinstance(body.get(key), str) and body[key]:
-                return str(body[key])
+                return scrub(str(body[key]))
     if isinstance(body, str) and body.strip():
-        return body.strip()[:500]
-    return fallback
+        return scrub(body.strip())[:500]
+    return scrub(fallback)
 
 
 def _error_code(body: object) -> str:
@@ -276,9 +282,10 @@ def classify_status(
     headers: Mapping[str, str] | None,
     fallback: str,
     ctx: ServerContext,
+    scrub: Callable[[str], str] = lambda text: text,
 ) -> ProviderError:
     """The shared rules for an HTTP error status (SPEC 7): retry, record, or stop."""
-    text = server_message(body, fallback)
+    text = server_message(body, fallback, scrub)
     message = f"HTTP {status}: {text}"
     lowered = f"{text} {_error_code(body)}".lower()
     setup = _server_setup_error(lowered, ctx)

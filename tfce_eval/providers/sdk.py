@@ -90,6 +90,21 @@ class SdkProvider(Provider):
             text = text.replace(self._key, "***")
         return text
 
+    def scrub_value(self, value: Any) -> Any:
+        """`value` (parsed JSON, depth already bounded) with the key replaced in every string.
+
+        A server or a model may echo the key in an answer; the answer is kept in files.
+        """
+        if not self._key or len(self._key) < 4:
+            return value
+        if isinstance(value, str):
+            return self.scrub(value)
+        if isinstance(value, dict):
+            return {self.scrub(str(k)): self.scrub_value(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.scrub_value(v) for v in value]
+        return value
+
     def redacted_headers(self) -> dict[str, str]:
         source = f"${self.spec.key_env}" if self._key else f"placeholder {PLACEHOLDER_KEY!r}"
         return {"Authorization": f"Bearer <{source}>", "Content-Type": "application/json"}
@@ -146,7 +161,7 @@ class SdkProvider(Provider):
         # shows is byte for byte what is sent, and no time goes to re-validating it.
         http = await client.post(self.endpoint, body=dict(request), cast_to=httpx2.Response)
         latency = time.perf_counter() - start
-        body = self._json_body(http.text)
+        body = self.scrub_value(self._json_body(http.text))
         return Response(body, self._usage(body, *self.usage_keys), latency)
 
     def classify(self, exc: BaseException) -> ProviderError:
@@ -219,7 +234,7 @@ class SdkProvider(Provider):
         if isinstance(exc, sdk.APIStatusError):
             headers = getattr(exc.response, "headers", None)
             return classify_status(
-                exc.status_code, exc.body, headers, str(exc.message), self._context()
+                exc.status_code, exc.body, headers, str(exc.message), self._context(), self.scrub
             )
         if isinstance(exc, ValueError):  # a body the SDK itself could not decode
             return ProviderError(ErrorKind.RETRYABLE, f"malformed response: {exc}")
