@@ -6,12 +6,15 @@ importing pyarrow, numpy or ir-measures (they load when first used).
 
 from __future__ import annotations
 
+from tfce_eval.retrieval.compare import retrieval_document
 from tfce_eval.retrieval.dataset import RetrievalDataset, load_retrieval
 from tfce_eval.retrieval.layouts import detect_layout
 from tfce_eval.retrieval.measures import DEFAULT_MEASURES, Measure, parse_measures
 from tfce_eval.retrieval.ranking import Run, RunForm
 from tfce_eval.retrieval.records import Doc, Fragment, Layout, Problem, Severity, Span
 from tfce_eval.retrieval.runs import dataset_run, detect_run_form, read_run
+from tfce_eval.retrieval.score import QueryScore, RetrievalResult, ScoredRun, score_run
+from tfce_eval.retrieval.scored import is_scored_run, load_scored_run
 from tfce_eval.retrieval.validate import validate_retrieval
 
 __all__ = [
@@ -21,16 +24,23 @@ __all__ = [
     "Layout",
     "Measure",
     "Problem",
+    "QueryScore",
     "RetrievalDataset",
+    "RetrievalResult",
     "Run",
     "RunForm",
+    "ScoredRun",
     "Severity",
     "Span",
     "dataset_run",
     "detect_layout",
     "detect_run_form",
+    "is_scored_run",
     "load_retrieval",
+    "load_scored_run",
     "parse_measures",
     "read_run",
+    "retrieval_document",
+    "score_run",
     "validate_retrieval",
 ]
