@@ -423,8 +423,7 @@ def test_tfce_small_loads() -> None:
 
 
 def test_builtin_dataset_loads() -> None:
-    if not any((builtin_data_dir() / "questions").glob("*.json*")):
-        pytest.skip("the built-in dataset is not there")
+    assert any((builtin_data_dir() / "questions").glob("*.json*")), "no built-in dataset"
     data = load_dataset()
     assert len(data) > 0 and data.ids()
     assert sum(data.counts().values()) == len(data)
@@ -765,7 +764,13 @@ def test_warnings_are_findings(tmp_path: Path) -> None:
 # -- streaming ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_streams_a_large_dataset(tmp_path: Path) -> None:
+    """Loading keeps an index (a few hundred bytes per item), never the items; iterating
+    holds one item at a time. Both are measured: holding every item would take about
+    2,500 bytes per item here, 50 MB in all."""
+    import tracemalloc
+
     n = 20_000
     (tmp_path / "questions").mkdir()
     (tmp_path / "answers").mkdir()
@@ -776,14 +781,25 @@ def test_streams_a_large_dataset(tmp_path: Path) -> None:
         for i in reversed(range(n)):
             q.write(json.dumps(question(f"base_parallel_{i}"), ensure_ascii=False) + "\n")
             a.write(json.dumps(answer(f"base_parallel_{i}", [{"f": {"x": i}}] * 2)) + "\n")
-    data = load_dataset(tmp_path)
+    tracemalloc.start()
+    try:
+        data = load_dataset(tmp_path)
+        held, load_peak = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        seen = 0
+        for item in data.iter_items():
+            assert item.expected[0].params["x"].values == (int(item.id.rsplit("_", 1)[1]),)
+            seen += 1
+        _, iter_peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert seen == n
+    # The index: an id, two locations and an order entry per item, and one line at a time.
+    assert load_peak < 700 * n + 4_000_000, load_peak
+    # Iterating adds one item (and one line) at a time, whatever n is.
+    assert iter_peak - held < 1_000_000, iter_peak - held
     assert len(data) == n
     assert data.ids()[:3] == ["base_parallel_0", "base_parallel_1", "base_parallel_2"]
-    seen = 0
-    for item in data.iter_items():
-        assert item.expected[0].params["x"].values == (int(item.id.rsplit("_", 1)[1]),)
-        seen += 1
-    assert seen == n
     assert data.get("base_parallel_12345").expected[1].params["x"].values == (12345,)
     assert "base_parallel_19999" in data and "base_parallel_20000" not in data
     chosen = ["base_parallel_7", "base_parallel_3"]

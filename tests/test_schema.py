@@ -256,9 +256,7 @@ def test_declared_kinds() -> None:
 
 
 def _every_doc() -> list[FunctionDoc]:
-    roots = [FIXTURES / "bfcl_layout", FIXTURES / "tfce_small"]
-    if any((builtin_data_dir() / "questions").glob("*.json*")):
-        roots.append(builtin_data_dir())
+    roots = [FIXTURES / "bfcl_layout", FIXTURES / "tfce_small", builtin_data_dir()]
     docs = []
     for root in roots:
         for item in load_dataset(root).iter_items():

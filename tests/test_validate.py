@@ -220,8 +220,7 @@ def test_bfcl_fixture_only_lists_what_it_left_out() -> None:
 
 
 def test_builtin_dataset_has_no_errors() -> None:
-    if not any((builtin_data_dir() / "questions").glob("*.json*")):
-        pytest.skip("the built-in dataset is not there")
+    assert any((builtin_data_dir() / "questions").glob("*.json*")), "no built-in dataset"
     report = validate_dataset()
     assert report.errors == (), "\n".join(str(f) for f in report.errors)
 
