@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from html import escape
 from html.parser import HTMLParser
 from pathlib import Path
@@ -608,3 +609,103 @@ def test_a_score_record_with_a_mistyped_verdict_is_refused(
         load_run(run_dir)
     first = str(err.value).splitlines()[0]
     assert first.startswith(f"{path}, line 3: field {field} is ")
+
+
+# ---- the HTML page in a 1400 px window ------------------------------------------------------
+
+#: 13 px text: a generous average advance of one character, and a cell's padding and border.
+CHAR_PX, CELL_PX = 8, 17
+#: A 1400 px window: the page's column is at most 1100 px wide, less 2 x 28 px of padding.
+CONTENT_PX = 1100 - 2 * 28
+
+
+class TableWidths(HTMLParser):
+    """The narrowest each table of a page can be: per column, its longest unbreakable run.
+
+    A figure cell (`td.num`) does not wrap; other cells and headers break at spaces and at
+    `<wbr>`. Headers spanning several columns are left out (their width is shared).
+    """
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tables: list[dict[int, int]] = []
+        self._cell: list[str] | None = None
+        self._nowrap = False
+        self._col = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "table":
+            self.tables.append({})
+        elif tag == "tr":
+            self._col = 0
+        elif tag in ("td", "th") and self.tables:
+            spans = a.get("colspan") not in (None, "1")
+            self._cell = None if spans else []
+            self._nowrap = a.get("class") == "num"
+            if spans:
+                self._col += int(a.get("colspan") or 1)
+        elif tag == "wbr" and self._cell is not None:
+            self._cell.append(" ")
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._cell is not None:
+            text = "".join(self._cell)
+            runs = [text] if self._nowrap else text.split()
+            px = max((len(r) for r in runs), default=0) * CHAR_PX + CELL_PX
+            widths = self.tables[-1]
+            widths[self._col] = max(widths.get(self._col, 0), px)
+            self._col += 1
+            self._cell = None
+
+
+def narrowest_tables(page: str) -> list[int]:
+    parser = TableWidths()
+    parser.feed(page)
+    return [sum(t.values()) for t in parser.tables]
+
+
+EVERY_CODE = [str(c) for c in ErrorCode if c.is_model_error] + ["request_error", True, True]
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_html_tables_fit_a_1400_px_window(tmp_path: Path, count: int) -> None:
+    verdicts = {"simple": EVERY_CODE, "multiple": EVERY_CODE, "parallel": EVERY_CODE}
+    verdicts |= {"parallel_multiple": EVERY_CODE, "irrelevance": EVERY_CODE}
+    runs = [load_run(make_run(tmp_path, f"model-{i}", verdicts)) for i in range(count)]
+    page = render(runs, ReportFormat.HTML)
+    widths = narrowest_tables(page)
+    assert len(widths) >= 3
+    assert max(widths) <= CONTENT_PX, widths
+    # every table scrolls within the page rather than widening it, should a window be narrower
+    assert page.count('<div class="scroll"><table>') == page.count("<table>")
+
+
+def test_counts_of_one_are_singular_in_every_format(tmp_path: Path) -> None:
+    data = write_dataset(tmp_path / "data")  # simple_0 and simple_1 only
+    run_dir = make_run(
+        tmp_path,
+        "one",
+        {"simple": [True, True, "value_error"]},  # simple_2 fails and is not in the dataset
+        categories=(Category.SIMPLE, Category.MULTIPLE),
+    )
+    _edit_summary(run_dir, lambda s: s.update(missing={"mode": "count", "count": 1}))
+    run = load_run(run_dir)
+    source = FailureSource(dataset=load_dataset(data))
+    for fmt in ReportFormat:
+        text = render([run], fmt, failures=3, failure_source=source)
+        if fmt is ReportFormat.HTML:
+            text = parse_html(text).all_text
+        text = " ".join(text.split())  # the terminal wraps lines
+        assert not re.search(r"\b1 (items|categories|failing items|shown items)\b", text), fmt
+        if fmt is ReportFormat.CSV:
+            assert "mean of 1 category" in text
+        elif fmt is not ReportFormat.JSON:
+            assert "1 of 1 failing item" in text, fmt
+            assert "1 of 1 shown item is not in" in text, fmt
+            assert "missing outputs 1 item counted as wrong" in text, fmt
+            assert "macro is the mean of the 1 category run (of 2)" in text, fmt

@@ -193,3 +193,47 @@ def test_a_mistyped_verdict_is_exit_1_naming_file_line_and_field(tmp_path: Path)
     assert err.splitlines()[0] == (
         f'error: {path}, line 1: field valid is "false" (a string), not true or false'
     )
+
+
+def test_prices_on_a_run_without_token_counts_say_why_nothing_is_priced(tmp_path: Path) -> None:
+    run_dir = make_run(tmp_path, "no-usage", BASIC, tokens=None)
+    for fmt in ("table", "md", "html"):
+        code, out, err = invoke(run_dir, "--price-in", "3", "--price-out", "15", "--format", fmt)
+        assert code == 0, err
+        text = " ".join(out.split())
+        assert "Nothing to price for no-usage: no token counts were recorded" in text, fmt
+    code, out, _ = invoke(run_dir)
+    assert code == 0 and "Nothing to price" not in out  # no prices, nothing to explain
+    # Neither tokens nor latencies: no usage table, but still the reason.
+    summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    summary["overall"]["latency_s"] = None
+    (run_dir / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    code, out, _ = invoke(run_dir, "--price-in", "3")
+    assert code == 0 and "latency" not in out
+    assert "Nothing to price for no-usage" in " ".join(out.split())
+
+
+def test_the_examples_readme_command_writes_into_results_not_the_checkout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shlex
+    import shutil
+
+    from tfce_eval.cli import main
+
+    repo = Path(__file__).resolve().parents[1]
+    readme = (repo / "examples" / "README.md").read_text(encoding="utf-8")
+    command = next(
+        line for line in readme.splitlines() if line.startswith("tfce-eval score examples/")
+    )
+    for name in ("examples", "questions", "answers", "functions"):
+        shutil.copytree(repo / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    before = sorted(p.name for p in (tmp_path / "examples").iterdir())
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, shlex.split(command)[1:])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (tmp_path / "examples").iterdir()) == before
+    out = tmp_path / "results" / "example"
+    for name in ("scores.jsonl", "summary.json", "report.md", "report.html"):
+        assert (out / name).is_file()
+    assert "results/" in (repo / ".gitignore").read_text(encoding="utf-8")

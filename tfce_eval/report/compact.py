@@ -9,21 +9,22 @@ room and runs whose names share a long prefix can still be told apart.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from string import ascii_uppercase
 
 from tfce_eval.report.layout import (
     DASH,
     NA,
+    REQUEST_NOTE,
     Column,
     Grid,
     RowKind,
     ci,
+    error_matrix,
     exec_cell,
     meta_lines,
     pct,
 )
-from tfce_eval.report.model import MODEL_ERROR_CODES, REQUEST_ERROR, Report, RunFigures
+from tfce_eval.report.model import REQUEST_ERROR, Report, RunFigures
 
 MICRO = "overall (micro)"
 MACRO = "overall (macro)"
@@ -31,10 +32,6 @@ LABELS_NOTE = (
     "overall (micro): every item counts once; "
     "overall (macro): the mean of the categories' accuracies."
 )
-REQUEST_NOTE = (
-    f"{REQUEST_ERROR}: the model could not be asked (network, server); not a model error."
-)
-
 #: One shape of a table set: every grid must fit for the shape to be used.
 Shape = tuple[Grid, ...]
 Row = tuple[tuple[str, ...], RowKind]
@@ -208,36 +205,6 @@ def accuracy_shapes(report: Report) -> list[Shape]:
 # Errors -------------------------------------------------------------------------------------
 
 
-def _codes(run: RunFigures) -> list[str]:
-    present = {code for f in run.categories.values() if f is not None for code, _ in f.model_errors}
-    return [c for c in MODEL_ERROR_CODES if c in present]
-
-
-def _matrix(report: Report, run: RunFigures, title: str) -> Grid:
-    """Error codes down, categories across: every cell a count."""
-    cats = report.categories
-    columns = (Column("error", numeric=False), *(Column(c) for c in cats), Column("all"))
-    rows: list[Row] = []
-    for code in _codes(run):
-        counts = [
-            None if (f := run.category(c)) is None else dict(f.model_errors).get(code, 0)
-            for c in cats
-        ]
-        rows.append(((code, *_counts(counts)), RowKind.CATEGORY))
-    totals = [
-        None if (f := run.category(c)) is None else sum(n for _, n in f.model_errors) for c in cats
-    ]
-    rows.append((("model errors", *_counts(totals)), RowKind.OVERALL))
-    requests = [None if (f := run.category(c)) is None else f.request_errors for c in cats]
-    rows.append(((REQUEST_ERROR, *_counts(requests)), RowKind.CATEGORY))
-    return Grid(title, columns, tuple(rows), (REQUEST_NOTE,))
-
-
-def _counts(counts: Sequence[int | None]) -> tuple[str, ...]:
-    cells = [NA if n is None else str(n) for n in counts]
-    return (*cells, str(sum(n for n in counts if n is not None)))
-
-
 def _listing(report: Report, run: RunFigures, title: str) -> Grid:
     """One row per category and code: for screens too narrow for the matrix."""
     columns = (Column("category", numeric=False), Column("error", numeric=False), Column("n"))
@@ -258,5 +225,5 @@ def error_shapes(report: Report) -> list[list[Shape]]:
     out: list[list[Shape]] = []
     for label, run in zip(run_labels(report), report.runs, strict=True):
         title = "Errors by category" + (f", {label}" if len(report.runs) > 1 else "")
-        out.append([(_matrix(report, run, title),), (_listing(report, run, title),)])
+        out.append([(error_matrix(report, run, title),), (_listing(report, run, title),)])
     return out

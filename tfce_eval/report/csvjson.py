@@ -15,6 +15,7 @@ from typing import Any
 
 from tfce_eval.report.model import MODEL_ERROR_CODES, REQUEST_ERROR, Rate, Report, RunFigures
 from tfce_eval.report.paired import PairedRow
+from tfce_eval.report.words import counted
 
 
 def _rate_json(rate: Rate | None) -> dict[str, Any] | None:
@@ -153,7 +154,7 @@ def _run_rows(run: RunFigures, categories: tuple[str, ...]) -> list[dict[str, An
         "run": run.name,
         "category": "macro",
         "accuracy": "" if run.macro is None else run.macro,
-        "note": f"mean of {run.macro_categories} categories",
+        "note": f"mean of {counted(run.macro_categories, 'category', 'categories')}",
     }
     return [*rows, micro, macro]
 

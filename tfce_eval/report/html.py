@@ -14,6 +14,7 @@ from tfce_eval.report.failures import Failure, RunFailures
 from tfce_eval.report.layout import Grid, RowKind, grids, meta_lines
 from tfce_eval.report.model import Report
 from tfce_eval.report.svg import accuracy_chart
+from tfce_eval.report.words import of_failing
 
 _FONTS = (
     'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Noto Sans CJK SC", '
@@ -29,6 +30,7 @@ h2 {{ font-size: 18px; margin: 28px 0 8px; border-bottom: 1px solid #d0d7de; pad
 h3 {{ font-size: 16px; margin: 20px 0 6px; }}
 h4 {{ font-size: 14px; margin: 16px 0 6px; }}
 ul.meta {{ margin: 0; padding-left: 18px; color: #57606a; font-size: 14px; }}
+h1, h2, h3, h4, ul.meta, p.note, th {{ overflow-wrap: anywhere; }}
 div.scroll {{ overflow-x: auto; }}
 table {{ border-collapse: collapse; font-size: 13px; margin: 4px 0 8px; }}
 th, td {{ border: 1px solid #d0d7de; padding: 4px 8px; }}
@@ -126,9 +128,7 @@ def failures_html(runs: tuple[RunFailures, ...], per_category: int) -> str:
         if run.note:
             out.append(f'<p class="note">Questions: {_e(run.note)}</p>')
         for cat in run.categories:
-            out.append(
-                f"<h4>{_e(cat.category)}: {len(cat.shown)} of {cat.failing} failing items</h4>"
-            )
+            out.append(f"<h4>{_e(cat.category)}: {of_failing(len(cat.shown), cat.failing)}</h4>")
             out.extend(_failure_html(f) for f in cat.shown)
     return "\n".join(out)
 

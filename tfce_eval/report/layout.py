@@ -11,13 +11,24 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from tfce_eval.report.model import MODEL_ERROR_CODES, REQUEST_ERROR, CategoryFigures, Rate, Report
+from tfce_eval.report.model import (
+    MODEL_ERROR_CODES,
+    REQUEST_ERROR,
+    CategoryFigures,
+    Rate,
+    Report,
+    RunFigures,
+)
 from tfce_eval.report.paired import PairedRow
+from tfce_eval.report.words import counted
 
 MICRO_LABEL = "overall (micro, item-weighted)"
 MACRO_LABEL = "overall (macro, mean of categories)"
 NA = "N/A"
 DASH = "—"
+REQUEST_NOTE = (
+    f"{REQUEST_ERROR}: the model could not be asked (network, server); not a model error."
+)
 
 
 class RowKind(StrEnum):
@@ -158,7 +169,8 @@ def _side_by_side(report: Report) -> list[Grid]:
             Column("95% CI", run.name),
         ]
         err_cols += [
-            Column("model errors", run.name, numeric=False, listing=True),
+            # A count: each code's count is in the error breakdown, one table per run.
+            Column("model errors", run.name),
             Column("request errors", run.name),
             Column("exec accuracy", run.name),
         ]
@@ -174,16 +186,17 @@ def _side_by_side(report: Report) -> list[Grid]:
                 e_cells += [DASH, DASH, DASH]
             else:
                 a_cells += [f"{f.rate.correct}/{f.rate.total}", pct(f.rate.accuracy), ci(f.rate)]
-                e_cells += [count_list(f.model_errors), str(f.request_errors), exec_cell(f.exec)]
+                model = str(sum(n for _, n in f.model_errors))
+                e_cells += [model, str(f.request_errors), exec_cell(f.exec)]
         acc.append((tuple(a_cells), kind))
         err.append((tuple(e_cells), kind))
     micro, macro, exec_row = [MICRO_LABEL], [MACRO_LABEL], [MICRO_LABEL]
     for run in report.runs:
         ran = [f for f in run.categories.values() if f is not None]
         micro += [f"{run.micro.correct}/{run.micro.total}", pct(run.micro.accuracy), ci(run.micro)]
-        macro += [f"{run.macro_categories} categories", pct(run.macro), DASH]
+        macro += [counted(run.macro_categories, "category", "categories"), pct(run.macro), DASH]
         exec_row += [
-            count_list(_sum_errors(ran)),
+            str(sum(n for _, n in _sum_errors(ran))),
             str(sum(f.request_errors for f in ran)),
             exec_cell(run.exec),
         ]
@@ -200,42 +213,62 @@ def accuracy_grids(report: Report) -> list[Grid]:
     return [_single_run_grid(report)] if len(report.runs) == 1 else _side_by_side(report)
 
 
-def breakdown_grid(report: Report) -> Grid:
-    """Every error code as its own column, one row per run and category."""
-    present = {
-        code
-        for run in report.runs
-        for f in run.categories.values()
-        if f is not None
-        for code, _ in f.model_errors
-    }
-    codes = [c for c in MODEL_ERROR_CODES if c in present]
-    multi = len(report.runs) > 1
-    columns = ([Column("run", numeric=False)] if multi else []) + [
-        Column("category", numeric=False)
-    ]
-    columns += [Column(c) for c in codes] + [Column("model errors"), Column(REQUEST_ERROR)]
+def _codes(run: RunFigures) -> list[str]:
+    present = {code for f in run.categories.values() if f is not None for code, _ in f.model_errors}
+    return [c for c in MODEL_ERROR_CODES if c in present]
+
+
+def _counts(counts: Sequence[int | None]) -> tuple[str, ...]:
+    cells = [NA if n is None else str(n) for n in counts]
+    return (*cells, str(sum(n for n in counts if n is not None)))
+
+
+def error_matrix(report: Report, run: RunFigures, title: str) -> Grid:
+    """One run's errors: codes down, categories across, every cell a count.
+
+    As narrow as the categories, whatever the number of codes; request errors are a row of
+    their own under the model errors' total.
+    """
+    cats = report.categories
+    columns = (Column("error", numeric=False), *(Column(c) for c in cats), Column("all"))
     rows: list[tuple[tuple[str, ...], RowKind]] = []
-    for run in report.runs:
-        for cat in report.categories:
-            f = run.category(cat)
-            lead = ([run.name] if multi else []) + [cat]
-            if f is None:
-                rows.append((tuple(lead + [NA] + [DASH] * (len(codes) + 1)), RowKind.NOT_RUN))
-                continue
-            counts = dict(f.model_errors)
-            cells = [str(counts.get(c, 0)) for c in codes]
-            cells += [str(sum(counts.values())), str(f.request_errors)]
-            rows.append((tuple(lead + cells), RowKind.CATEGORY))
-    note = "request_error: the model could not be asked (network, server); not a model error."
-    return Grid("Error breakdown", tuple(columns), tuple(rows), (note,))
+    for code in _codes(run):
+        counts = [
+            None if (f := run.category(c)) is None else dict(f.model_errors).get(code, 0)
+            for c in cats
+        ]
+        rows.append(((code, *_counts(counts)), RowKind.CATEGORY))
+    totals = [
+        None if (f := run.category(c)) is None else sum(n for _, n in f.model_errors) for c in cats
+    ]
+    rows.append((("model errors", *_counts(totals)), RowKind.OVERALL))
+    requests = [None if (f := run.category(c)) is None else f.request_errors for c in cats]
+    rows.append(((REQUEST_ERROR, *_counts(requests)), RowKind.CATEGORY))
+    return Grid(title, columns, tuple(rows), (REQUEST_NOTE,))
+
+
+def breakdown_grids(report: Report) -> list[Grid]:
+    """Every error code of every category, one table per run."""
+    if len(report.runs) == 1:
+        return [error_matrix(report, report.runs[0], "Error breakdown")]
+    return [error_matrix(report, r, f"Error breakdown: {r.name}") for r in report.runs]
 
 
 def usage_grid(report: Report, names: Sequence[str] | None = None) -> Grid | None:
     """Tokens, latency and cost per run; `names`: how to call the runs (default: their names)."""
     runs = report.runs
+    names = list(names or [r.name for r in runs])
+    title = "Tokens and latency" if report.prices is None else "Tokens, latency and cost"
+    unpriced = [n for r, n in zip(runs, names, strict=True) if r.cost_usd is None]
+    # Prices were given: say why a run has no cost rather than leave it out unexplained.
+    why = (
+        f"Nothing to price for {', '.join(unpriced)}: no token counts were recorded "
+        "(no outputs line has a `usage` with input and output tokens)."
+        if report.prices is not None and unpriced
+        else None
+    )
     if not any(r.tokens or r.latency_s or r.cost_usd is not None for r in runs):
-        return None
+        return None if why is None else Grid("Cost", (), (), (why,))
     columns = [
         Column("run", numeric=False),
         Column("input tokens"),
@@ -246,7 +279,7 @@ def usage_grid(report: Report, names: Sequence[str] | None = None) -> Grid | Non
     if report.prices is not None:
         columns.append(Column("cost (USD)"))
     rows: list[tuple[tuple[str, ...], RowKind]] = []
-    for r, name in zip(runs, names or [r.name for r in runs], strict=True):
+    for r, name in zip(runs, names, strict=True):
         tokens, latency = r.tokens or {}, r.latency_s or {}
         cells = [
             name,
@@ -265,7 +298,8 @@ def usage_grid(report: Report, names: Sequence[str] | None = None) -> Grid | Non
             f"Cost at ${p.input_per_million:g} per million input tokens and "
             f"${p.output_per_million:g} per million output tokens."
         )
-    title = "Tokens and latency" if report.prices is None else "Tokens, latency and cost"
+    if why is not None:
+        notes.append(why)
     return Grid(title, tuple(columns), tuple(rows), tuple(notes))
 
 
@@ -330,12 +364,9 @@ def grids(report: Report, *, breakdown: bool = True) -> list[Grid]:
     lists the codes compactly, and a wide table wraps badly there).
     """
     out = accuracy_grids(report)
-    extras = (
-        breakdown_grid(report) if breakdown else None,
-        usage_grid(report),
-        paired_grid(report),
-    )
-    for extra in extras:
+    if breakdown:
+        out += breakdown_grids(report)
+    for extra in (usage_grid(report), paired_grid(report)):
         if extra is not None:
             out.append(extra)
     return out

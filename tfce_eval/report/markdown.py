@@ -12,6 +12,7 @@ import re
 from tfce_eval.report.failures import Failure, RunFailures
 from tfce_eval.report.layout import Grid, RowKind, grids, meta_lines
 from tfce_eval.report.model import Report
+from tfce_eval.report.words import of_failing
 
 _CELL_ESCAPES = str.maketrans({"|": "\\|", "<": "&lt;", ">": "&gt;", "&": "&amp;"})
 
@@ -69,7 +70,7 @@ def failures_md(runs: tuple[RunFailures, ...], per_category: int) -> str:
         if run.note:
             out += [f"_Questions: {cell(run.note)}_", ""]
         for cat in run.categories:
-            out += [f"#### {cat.category}: {len(cat.shown)} of {cat.failing} failing items", ""]
+            out += [f"#### {cat.category}: {of_failing(len(cat.shown), cat.failing)}", ""]
             out.extend(_failure_md(f) for f in cat.shown)
     return "\n".join(out)
 

@@ -16,6 +16,7 @@ from tfce_eval.report.failures import RunFailures, collect_failures
 from tfce_eval.report.paired import Paired, compare_runs
 from tfce_eval.report.runs import RunView
 from tfce_eval.report.source import FailureSource
+from tfce_eval.report.words import counted
 
 #: Model error codes in the order reports list them (request_error is shown apart).
 MODEL_ERROR_CODES: tuple[str, ...] = tuple(str(c) for c in ErrorCode if c.is_model_error)
@@ -137,7 +138,7 @@ def _meta(run: RunView) -> tuple[tuple[str, str], ...]:
     missing = run.summary.get("missing")
     if isinstance(missing, Mapping) and missing.get("count"):
         how = "left out" if missing.get("mode") == "skip" else "counted as wrong (no_call)"
-        pairs.append(("missing outputs", f"{missing['count']} items {how}"))
+        pairs.append(("missing outputs", f"{counted(missing['count'], 'item')} {how}"))
     started = info.get("started_at") or info.get("start_time")
     if started:
         pairs.append(("started", str(started)))
@@ -188,7 +189,8 @@ def _notes(runs: Sequence[RunFigures], categories: Sequence[str]) -> tuple[str, 
         shown = len(r.categories)
         if r.macro_categories and r.macro_categories < shown:
             notes.append(
-                f"{r.name}: macro is the mean of the {r.macro_categories} categories run "
+                f"{r.name}: macro is the mean of the "
+                f"{counted(r.macro_categories, 'category', 'categories')} run "
                 f"(of {shown}); N/A categories are left out, not counted as 0."
             )
     return tuple(notes)

@@ -16,6 +16,7 @@ from pathlib import Path
 from tfce_eval.dataset.load import Dataset, load_dataset
 from tfce_eval.model import Item
 from tfce_eval.report.runs import RunView
+from tfce_eval.report.words import counted
 
 GIVE_DATA = "give it with `tfce-eval report --data DIR`"
 
@@ -83,8 +84,9 @@ class FailureSource:
         if self.expected_sha256 and dataset.sha256 != self.expected_sha256:
             note = f"{where} changed since the run; they may differ from those asked"
         elif found.keys() != ids:
-            shown = len(ids)
-            note = f"{len(ids - found.keys())} of {shown} shown items are not in {where}"
+            lost = len(ids - found.keys())
+            verb = "is" if lost == 1 else "are"
+            note = f"{lost} of {counted(len(ids), 'shown item')} {verb} not in {where}"
         return found, note
 
 

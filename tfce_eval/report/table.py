@@ -21,6 +21,7 @@ from tfce_eval.report.compact import Shape, accuracy_shapes, error_shapes, legen
 from tfce_eval.report.failures import Failure, RunFailures
 from tfce_eval.report.layout import Column, Grid, RowKind, paired_grid, usage_grid
 from tfce_eval.report.model import Report
+from tfce_eval.report.words import of_failing
 
 _ROW_STYLE = {RowKind.CATEGORY: "", RowKind.NOT_RUN: "dim", RowKind.OVERALL: "bold"}
 #: Narrowest a stacked header is made, so that short labels stay on one line.
@@ -123,7 +124,7 @@ def _failures(runs: tuple[RunFailures, ...], per_category: int) -> RenderableTyp
         if run.note:
             parts.append(Text(f"Questions: {run.note}", style="italic"))
         for cat in run.categories:
-            parts.append(Text(f"{cat.category}: {len(cat.shown)} of {cat.failing} failing", "bold"))
+            parts.append(Text(f"{cat.category}: {of_failing(len(cat.shown), cat.failing)}", "bold"))
             for f in cat.shown:
                 parts.append(_failure(f))
         parts.append(Text(""))
