@@ -6,7 +6,14 @@ from typing import Any
 
 import pytest
 
-from tfce_eval.schema.equality import EXEC_REL_TOL, normalize_string, strings_equal, values_equal
+from tfce_eval.schema.equality import (
+    AST_REL_TOL,
+    EXEC_REL_TOL,
+    normalize_string,
+    numbers_equal,
+    strings_equal,
+    values_equal,
+)
 
 EQUAL = [
     ("Urban", "urban"),
@@ -72,6 +79,59 @@ def test_exec_tolerance_is_looser() -> None:
     assert not values_equal(100.0, 100.00001)
     assert values_equal(100.0, 100.00001, rel_tol=EXEC_REL_TOL)
     assert not values_equal(100.0, 100.001, rel_tol=EXEC_REL_TOL)
+
+
+@pytest.mark.parametrize(
+    ("expected", "received", "rel_tol", "equal"),
+    [
+        # Small quantities are compared relatively, as large ones are.
+        (1.602e-19, 3.2e-19, AST_REL_TOL, False),
+        (1.602e-19, 3.2e-19, EXEC_REL_TOL, False),
+        (1.602e-19, 1.602e-19 * (1 + 1e-12), AST_REL_TOL, True),
+        (1e-6, 1.000001e-6, AST_REL_TOL, False),
+        (1e-6, 1.000001e-6, EXEC_REL_TOL, True),
+        (1.380649e-23, 1.38e-23, AST_REL_TOL, False),
+        (4e-21, 0.0, EXEC_REL_TOL, False),  # noise power in watts is not zero
+        (1e-9, 2e-9, EXEC_REL_TOL, False),  # nanoseconds
+        # The one absolute allowance: an expected value of exactly zero.
+        (0.0, 1e-17, AST_REL_TOL, True),
+        (0, 0.1 + 0.2 - 0.3, AST_REL_TOL, True),
+        (0.0, 1e-11, AST_REL_TOL, False),
+        (-0.0, 0, AST_REL_TOL, True),
+        # Relative tolerance where it always applied.
+        (0.3, 0.1 + 0.2, AST_REL_TOL, True),
+        (100.0, 100.00001, AST_REL_TOL, False),
+        (float("nan"), float("nan"), AST_REL_TOL, False),
+    ],
+)
+def test_numbers_equal_is_relative(
+    expected: float, received: float, rel_tol: float, equal: bool
+) -> None:
+    assert numbers_equal(expected, received, rel_tol) is equal
+    assert values_equal(expected, received, rel_tol=rel_tol) is equal
+
+
+@pytest.mark.parametrize(
+    ("expected", "received", "equal"),
+    [
+        (10**400, 10**400, True),
+        (10**400, 10**400 + 1, True),  # relatively 1e-400 apart
+        (10**400, 2 * 10**400, False),
+        (10**400, 1e308, False),
+        (1e308, 10**400, False),
+        (5.0, 10**400, False),
+        (0, 10**400, False),
+        (2**3321, float("inf"), False),
+        (float("nan"), 10**400, False),
+        ([1, 2**3321], [1.0, 2**3321], True),
+        ({"a": 10**400}, {"a": 1.5}, False),
+    ],
+)
+def test_huge_integers_are_compared_without_overflow(
+    expected: Any, received: Any, equal: bool
+) -> None:
+    assert values_equal(expected, received) is equal
+    assert values_equal(expected, received, rel_tol=EXEC_REL_TOL) is equal
 
 
 def _by_character(text: str) -> str:

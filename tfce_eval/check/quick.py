@@ -37,7 +37,7 @@ def scalar_verdict(kind: Kind, want: Any, got: Any, options: MatchOptions) -> bo
         (type(got) is float and not got.is_integer()) or (type(want) is float)
     ):
         return None if type(want) is float else False
-    return want == got or numbers_equal(float(want), float(got), options.rel_tol)
+    return want == got or numbers_equal(want, got, options.rel_tol)
 
 
 def object_verdict(

@@ -50,7 +50,10 @@ def coerce(value: Any, kind: Kind, *, from_strings: bool) -> Any:
         raise CoercionError(f"{json_type(value)} where an integer is declared")
     if kind is Kind.NUMBER:
         if is_number(value):
-            return float(value)
+            try:
+                return float(value)
+            except OverflowError:  # an integer beyond the float range is a number all the same
+                return value
         if from_strings and isinstance(value, str):
             try:
                 return float(value.strip())
@@ -132,7 +135,7 @@ def match_value(
     if kind is Kind.OBJECT and is_mapping(want):
         return _match_object(schema, want, got, path, options, alternatives_inside)
     if kind in (Kind.INTEGER, Kind.NUMBER) and is_number(want):
-        equal = numbers_equal(float(want), float(got), options.rel_tol)
+        equal = numbers_equal(want, got, options.rel_tol)
     elif kind is Kind.STRING and isinstance(want, str):
         equal = strings_equal(want, got, strict=options.strict_strings)
     else:

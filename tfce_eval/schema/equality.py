@@ -1,6 +1,7 @@
 """Value equality as SPEC 5.4 defines it, shared by the AST checker and the exec checker.
 
-Numbers are equal within a relative tolerance; strings are compared after a normalisation
+Numbers are equal within a relative tolerance (an absolute one only around an expected zero,
+see `numbers_equal`); strings are compared after a normalisation
 that forgives case, width, dashes, spaces and most punctuation but keeps the characters that
 change a number's meaning (`1.5` vs `15`, `-5` vs `5`, `3/4` vs `34`); arrays compare in order
 and objects key by key, treating a key whose value is null as absent.
@@ -12,6 +13,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Mapping
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
@@ -19,6 +21,8 @@ from typing import Any
 AST_REL_TOL = 1e-9
 #: Relative tolerance for results in the exec check (SPEC 6).
 EXEC_REL_TOL = 1e-6
+#: The only absolute tolerance: how near zero a number must be to equal an expected 0.
+ZERO_ABS_TOL = 1e-12
 
 _DASHES = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d-")
 
@@ -31,13 +35,29 @@ def is_number(value: object) -> bool:
     return isinstance(value, int | float) and kind is not bool
 
 
-def numbers_equal(a: float, b: float, rel_tol: float = AST_REL_TOL) -> bool:
-    if a == b:
+def numbers_equal(
+    expected: int | float, received: int | float, rel_tol: float = AST_REL_TOL
+) -> bool:
+    """Whether two numbers are equal (SPEC 5.4, 6): relative only.
+
+    Equal when they differ by at most `rel_tol` times the larger magnitude (1e-9 for the AST
+    check, 1e-6 for exec results), so 1.602e-19 and 3.2e-19 differ as 1.602 and 3.2 do.
+    The one absolute allowance: when `expected` is exactly zero, a received value within
+    ZERO_ABS_TOL (1e-12) of zero counts as zero, because float noise (0.1 + 0.2 - 0.3 is
+    5.6e-17) has no relative size against zero. Integers of any size are compared without
+    converting them to floats (10**400 is judged, never an OverflowError); NaN equals nothing.
+    """
+    if expected == received:  # exact, for any int and float (Python compares them exactly)
         return True
-    if math.isnan(a) or math.isnan(b):
-        return False
-    # abs_tol keeps 0.0 vs 1e-17 (float noise around zero) equal without loosening the rest.
-    return math.isclose(a, b, rel_tol=rel_tol, abs_tol=1e-12)
+    if expected == 0:
+        return abs(received) <= ZERO_ABS_TOL
+    try:
+        return math.isclose(expected, received, rel_tol=rel_tol, abs_tol=0.0)
+    except OverflowError:  # an integer beyond the float range: compare exactly
+        if not all(math.isfinite(v) for v in (expected, received) if type(v) is float):
+            return False
+        a, b = Fraction(expected), Fraction(received)
+        return abs(a - b) <= Fraction(rel_tol) * max(abs(a), abs(b))
 
 
 def _is_punct(ch: str) -> bool:
@@ -99,7 +119,7 @@ def values_equal(
     if isinstance(expected, bool) or isinstance(received, bool):
         return isinstance(expected, bool) and isinstance(received, bool) and expected == received
     if is_number(expected) and is_number(received):
-        return numbers_equal(float(expected), float(received), rel_tol)
+        return numbers_equal(expected, received, rel_tol)
     if isinstance(expected, str) and isinstance(received, str):
         return strings_equal(expected, received, strict=strict_strings)
     if isinstance(expected, list | tuple) and isinstance(received, list | tuple):

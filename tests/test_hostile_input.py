@@ -1,0 +1,146 @@
+"""Hostile answers and data: each is judged or reported in one line, never a traceback.
+
+Answers go through the decoder and the checker as scoring sends them (`decode_output`, then
+`check_item`); data files through `load_dataset` and `validate_dataset`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tfce_eval.check.item import answer_and_truth, check_item
+from tfce_eval.decode.answer import decode_output
+from tfce_eval.model import (
+    Category,
+    ErrorCode,
+    ExpectedCall,
+    ExpectedParam,
+    FunctionDoc,
+    Item,
+    Verdict,
+    show_value,
+)
+
+CHARGE = {
+    "name": "coulomb_force",
+    "description": "Force between two charges.",
+    "parameters": {
+        "type": "dict",
+        "properties": {
+            "q1": {"type": "float", "description": "C"},
+            "q2": {"type": "number", "description": "C"},
+            "n": {"type": "integer"},
+            "label": {"type": "string"},
+            "values": {"type": "array", "items": {"type": "float"}},
+            "anything": {"type": "any"},
+        },
+        "required": ["q1"],
+    },
+}
+
+
+def item(**expected: Any) -> Item:
+    params = {name: ExpectedParam((value,)) for name, value in expected.items()}
+    return Item(
+        "simple_7",
+        Category.SIMPLE,
+        "问题",
+        (FunctionDoc(CHARGE["name"], "", CHARGE),),
+        (ExpectedCall("coulomb_force", params),),
+    )
+
+
+def judge(target: Item, answer: Any) -> Verdict:
+    """The verdict of one outputs record, as scoring makes it."""
+    decoded = decode_output({"id": target.id, **answer})
+    verdict = check_item(target, decoded)
+    json.dumps(answer_and_truth(target, decoded), ensure_ascii=False)  # the record's sides
+    return verdict
+
+
+# -- a wrong verdict: small numbers ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("expected", "received", "code"),
+    [
+        (1.602e-19, 3.2e-19, ErrorCode.VALUE_ERROR),
+        (1e-6, 1.000001e-6, ErrorCode.VALUE_ERROR),
+        (1.602e-19, 1.602e-19, None),
+        (0.0, 1e-17, None),
+    ],
+)
+def test_small_numbers_are_compared_relatively(
+    expected: float, received: float, code: ErrorCode | None
+) -> None:
+    calls = [{"name": "coulomb_force", "arguments": {"q1": received}}]
+    verdict = judge(item(q1=expected), {"calls": calls})
+    assert verdict.error_type is code, verdict.error
+    text = f"coulomb_force(q1={received!r})"
+    assert judge(item(q1=expected), {"text": text}).error_type is code
+
+
+# -- huge integers ---------------------------------------------------------------------------
+
+
+HUGE = "1" + "0" * 400
+#: Each parameter's expected value, and the code a huge integer in its place gets.
+HUGE_VERDICTS = {
+    "q1": (1.5, ErrorCode.VALUE_ERROR),
+    "q2": (2.5, ErrorCode.VALUE_ERROR),
+    "n": (3, ErrorCode.VALUE_ERROR),
+    "anything": (3, ErrorCode.VALUE_ERROR),
+    "values": ([1.5], ErrorCode.TYPE_ERROR),
+    "label": ("x", ErrorCode.TYPE_ERROR),
+}
+
+
+def _huge_answer(shape: str, param: str) -> dict[str, Any]:
+    other = "" if param == "q1" else "q1=1.5, "
+    python = {"text": f"coulomb_force({other}{param}={HUGE})"}
+    json_args = ('{"q1": 1.5, ' if param != "q1" else "{") + f'"{param}": {HUGE}}}'
+    return {
+        "calls": {"calls": [{"name": "coulomb_force", "arguments": json.loads(json_args)}]},
+        "tool_calls": {
+            "tool_calls": [{"function": {"name": "coulomb_force", "arguments": json_args}}]
+        },
+        "text": python,
+        "power": {"text": python["text"].replace(HUGE, "10**400")},
+        "2**3321": {"text": python["text"].replace(HUGE, "2**3321")},
+        "json-text": {"text": f'[{{"name": "coulomb_force", "arguments": {json_args}}}]'},
+    }[shape]
+
+
+@pytest.mark.parametrize("shape", ["calls", "tool_calls", "text", "power", "2**3321", "json-text"])
+@pytest.mark.parametrize("param", list(HUGE_VERDICTS))
+def test_huge_integers_are_judged(shape: str, param: str) -> None:
+    expected, code = HUGE_VERDICTS[param]
+    wanted = {"q1": 1.5, param: expected}
+    verdict = judge(item(**wanted), _huge_answer(shape, param))
+    assert verdict.error_type is code, verdict.error
+    assert verdict.error is not None and len(verdict.error) < 400
+
+
+def test_a_huge_integer_equal_to_a_huge_expected_value_is_right() -> None:
+    target = item(q1=1.5, n=2**3321, anything=10**400)
+    calls = [{"name": "coulomb_force", "arguments": {"q1": 1.5, "n": 2**3321, "anything": 10**400}}]
+    assert judge(target, {"calls": calls}).valid
+    assert judge(target, {"text": "coulomb_force(q1=1.5, n=2**3321, anything=10**400)"}).valid
+
+
+def test_an_integer_beyond_the_limit_is_a_bounded_parse_error() -> None:
+    for answer in (
+        {"text": "coulomb_force(q1=10**1001)"},
+        {"calls": [{"name": "coulomb_force", "arguments": {"q1": 10**1200}}]},
+        {"text": "coulomb_force(q1=" + "9" * 5000 + ")"},
+    ):
+        verdict = judge(item(q1=1.5), answer)
+        assert verdict.error_type is ErrorCode.PARSE_ERROR
+        assert verdict.error is not None and len(verdict.error) < 300
+
+
+def test_show_value_of_a_huge_integer_is_short() -> None:
+    assert show_value(10**5000) == "<an integer of about 5001 digits>"
