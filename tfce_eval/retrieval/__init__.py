@@ -6,6 +6,7 @@ importing pyarrow, numpy or ir-measures (they load when first used).
 
 from __future__ import annotations
 
+from tfce_eval.retrieval.bm25 import Progress, RetrieveResult, retrieve
 from tfce_eval.retrieval.compare import retrieval_document
 from tfce_eval.retrieval.dataset import RetrievalDataset, load_retrieval
 from tfce_eval.retrieval.layouts import detect_layout
@@ -24,9 +25,11 @@ __all__ = [
     "Layout",
     "Measure",
     "Problem",
+    "Progress",
     "QueryScore",
     "RetrievalDataset",
     "RetrievalResult",
+    "RetrieveResult",
     "Run",
     "RunForm",
     "ScoredRun",
@@ -41,6 +44,7 @@ __all__ = [
     "parse_measures",
     "read_run",
     "retrieval_document",
+    "retrieve",
     "score_run",
     "validate_retrieval",
 ]

@@ -1,0 +1,296 @@
+"""`retrieve`: BM25 over a dataset's corpus with bm25s, writing a TREC run and run.json.
+
+The tokenizer is bm25s's own: lower case, words of two or more letters or digits
+(`(?u)\\b\\w\\w+\\b`, scikit-learn's pattern), bm25s's English stopwords, and the
+Snowball English stemmer from PyStemmer when that package is installed (no stemming
+otherwise); run.json records which. Each document is indexed as its title and its text.
+BM25 is bm25s's Lucene variant (k1 1.5, b 0.75).
+
+The index is cached under `cache_dir`, keyed by the SHA-256 of the corpus files and of
+the settings above, so a second run over the same corpus only searches. A document that
+shares no term with the query (score 0) is not retrieved, as in Lucene. Tied scores are
+written in trec_eval's order (document id descending), so the run scores unchanged.
+With `candidates`, each query ranks only its top_ranked pool (QASPER's paper-scoped
+candidates) instead of the whole corpus.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tfce_eval.errors import UsageError
+from tfce_eval.retrieval.dataset import RetrievalDataset, id_key
+from tfce_eval.retrieval.score import write_atomic
+
+#: progress(stage, done, total): stages "hash", "tokenize", "index", "search", "write".
+Progress = Callable[[str, int, int], None]
+
+RUN_FILE = "run.trec"
+META_FILE = "run.json"
+TAG = "tfce-bm25"
+K1 = 1.5
+B = 0.75
+VARIANT = "lucene"
+PATTERN = r"(?u)\b\w\w+\b"
+BATCH = 2_000  # documents per tokenization step (a progress tick)
+QUERY_BATCH = 100  # queries per search step
+
+
+@dataclass(frozen=True, slots=True)
+class RetrieveResult:
+    """What `retrieve` wrote: the run file, run.json's content and whether the cache hit."""
+
+    run_path: Path
+    meta_path: Path
+    meta: dict[str, Any]
+    cache_hit: bool
+    queries: int
+
+
+def _stemmer() -> tuple[Any, str | None]:
+    import importlib
+
+    try:
+        stemmer = importlib.import_module("Stemmer")  # PyStemmer: optional
+    except ImportError:
+        return None, None
+    return stemmer.Stemmer("english"), "PyStemmer (Snowball English)"
+
+
+def _tokenizer_info(stemmer_name: str | None) -> dict[str, Any]:
+    import bm25s
+
+    return {
+        "library": "bm25s",
+        "version": getattr(bm25s, "__version__", "unknown"),
+        "lower": True,
+        "pattern": PATTERN,
+        "stopwords": "bm25s English list",
+        "stemmer": stemmer_name,
+        "fields": ["title", "text"],
+    }
+
+
+def _noop(stage: str, done: int, total: int) -> None:
+    pass
+
+
+def retrieve(
+    dataset: RetrievalDataset,
+    *,
+    method: str = "bm25",
+    k: int = 100,
+    candidates: bool = False,
+    out_dir: str | Path,
+    cache_dir: str | Path,
+    progress: Progress | None = None,
+) -> RetrieveResult:
+    """Rank the corpus (or each query's candidates) for every query of the split."""
+    if method != "bm25":
+        raise UsageError(f"unknown retrieval method {method!r}; the embedded one is bm25")
+    if k < 1:
+        raise UsageError(f"--k must be at least 1, not {k}")
+    if candidates and not dataset.top_ranked:
+        raise UsageError(
+            "--candidates needs each query's candidate pool (top_ranked/, as in "
+            "QASPER-RAG); this dataset has none"
+        )
+    tick = progress or _noop
+    started = time.perf_counter()
+    tick("hash", 0, 1)
+    corpus_sha = dataset.corpus_sha256()
+    tick("hash", 1, 1)
+    stemmer, stemmer_name = _stemmer()
+    tokenizer_info = _tokenizer_info(stemmer_name)
+    settings = {"k1": K1, "b": B, "variant": VARIANT, "tokenizer": tokenizer_info}
+    key = hashlib.sha256(
+        json.dumps({"corpus": corpus_sha, **settings}, sort_keys=True).encode()
+    ).hexdigest()
+    index_dir = Path(cache_dir) / f"bm25-{key[:24]}"
+    t0 = time.perf_counter()
+    index = _load_index(index_dir, stemmer)
+    hit = index is not None
+    if index is None:
+        index = _build_index(dataset, stemmer, index_dir, tick)
+    retriever, tokenizer, doc_ids = index
+    index_s = time.perf_counter() - t0
+
+    t1 = time.perf_counter()
+    qids = sorted(dataset.queries, key=id_key)
+    if candidates:
+        ranked = _search_candidates(retriever, tokenizer, doc_ids, dataset, qids, k, tick)
+    else:
+        ranked = _search(retriever, tokenizer, doc_ids, dataset, qids, k, tick)
+    search_s = time.perf_counter() - t1
+
+    tick("write", 0, 1)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for qid in qids:
+        for rank, (score, docid) in enumerate(ranked[qid], 1):
+            lines.append(f"{qid} Q0 {docid} {rank} {score!r} {TAG}\n")
+    write_atomic(out / RUN_FILE, "".join(lines))
+    meta: dict[str, Any] = {
+        "method": method,
+        "parameters": {"k": k, "k1": K1, "b": B, "variant": VARIANT, "candidates": candidates},
+        "tokenizer": tokenizer_info,
+        "corpus_sha256": corpus_sha,
+        "documents": len(doc_ids),
+        "queries": len(qids),
+        "answered": sum(1 for q in qids if ranked[q]),
+        "dataset": dataset.describe(),
+        "run": RUN_FILE,
+        "cache": {"hit": hit, "path": str(index_dir)},
+        "times": {
+            "index_s": round(index_s, 3),
+            "search_s": round(search_s, 3),
+            "total_s": round(time.perf_counter() - started, 3),
+        },
+    }
+    write_atomic(out / META_FILE, json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
+    tick("write", 1, 1)
+    return RetrieveResult(out / RUN_FILE, out / META_FILE, meta, hit, len(qids))
+
+
+Index = tuple[Any, Any, list[str]]
+
+
+def _new_tokenizer(stemmer: Any) -> Any:
+    import bm25s.tokenization
+
+    return bm25s.tokenization.Tokenizer(
+        lower=True, splitter=PATTERN, stopwords="english", stemmer=stemmer
+    )
+
+
+def _load_index(index_dir: Path, stemmer: Any) -> Index | None:
+    """The cached index, or None when there is none (or it cannot be read)."""
+    if not (index_dir / "complete").is_file():
+        return None
+    import bm25s
+
+    try:
+        retriever = bm25s.BM25.load(str(index_dir), load_corpus=False, show_progress=False)
+        tokenizer = _new_tokenizer(stemmer)
+        tokenizer.load_vocab(str(index_dir))
+        doc_ids = json.loads((index_dir / "ids.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, KeyError):
+        return None  # a damaged cache is rebuilt
+    return retriever, tokenizer, doc_ids
+
+
+def _build_index(dataset: RetrievalDataset, stemmer: Any, index_dir: Path, tick: Progress) -> Index:
+    import bm25s
+
+    doc_ids: list[str] = []
+    texts: list[str] = []
+    for doc in dataset.iter_corpus():
+        doc_ids.append(doc.id)
+        texts.append(f"{doc.title}\n{doc.text}" if doc.title else doc.text)
+    tokenizer = _new_tokenizer(stemmer)
+    token_ids: list[list[int]] = []
+    for start in range(0, len(texts), BATCH):
+        tick("tokenize", start, len(texts))
+        batch = texts[start : start + BATCH]
+        token_ids += tokenizer.tokenize(
+            batch, update_vocab=True, return_as="ids", show_progress=False
+        )
+    tick("tokenize", len(texts), len(texts))
+    del texts
+    tick("index", 0, 1)
+    retriever = bm25s.BM25(k1=K1, b=B, method=VARIANT)
+    retriever.index((token_ids, tokenizer.get_vocab_dict()), show_progress=False)
+    tick("index", 1, 1)
+    _save_index(retriever, tokenizer, doc_ids, index_dir)
+    return retriever, tokenizer, doc_ids
+
+
+def _save_index(retriever: Any, tokenizer: Any, doc_ids: list[str], index_dir: Path) -> None:
+    """Write the cache to a temporary directory and rename it into place."""
+    index_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = index_dir.with_name(f".{index_dir.name}.{os.getpid()}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        retriever.save(str(tmp), show_progress=False)
+        tokenizer.save_vocab(str(tmp))
+        (tmp / "ids.json").write_text(json.dumps(doc_ids, ensure_ascii=False), encoding="utf-8")
+        (tmp / "complete").write_text("1\n")
+        shutil.rmtree(index_dir, ignore_errors=True)
+        os.replace(tmp, index_dir)
+    except OSError:
+        pass  # a cache that cannot be written costs time, not results
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _query_ids(tokenizer: Any, texts: Sequence[str]) -> list[list[int]]:
+    return list(
+        tokenizer.tokenize(list(texts), update_vocab=False, return_as="ids", show_progress=False)
+    )
+
+
+def _ordered(pairs: list[tuple[float, str]], k: int) -> list[tuple[float, str]]:
+    """Positive scores only, by score then document id, both descending (trec_eval)."""
+    return sorted((p for p in pairs if p[0] > 0), reverse=True)[:k]
+
+
+def _search(
+    retriever: Any,
+    tokenizer: Any,
+    doc_ids: list[str],
+    dataset: RetrievalDataset,
+    qids: list[str],
+    k: int,
+    tick: Progress,
+) -> dict[str, list[tuple[float, str]]]:
+    depth = min(k, len(doc_ids))
+    ranked: dict[str, list[tuple[float, str]]] = {}
+    for start in range(0, len(qids), QUERY_BATCH):
+        tick("search", start, len(qids))
+        batch = qids[start : start + QUERY_BATCH]
+        ids = _query_ids(tokenizer, [dataset.queries[q] for q in batch])
+        found, scores = retriever.retrieve(ids, k=depth, show_progress=False, n_threads=0)
+        for i, qid in enumerate(batch):
+            pairs = [
+                (float(s), doc_ids[int(d)])
+                for d, s in zip(found[i].tolist(), scores[i].tolist(), strict=True)
+            ]
+            ranked[qid] = _ordered(pairs, k)
+    tick("search", len(qids), len(qids))
+    return ranked
+
+
+def _search_candidates(
+    retriever: Any,
+    tokenizer: Any,
+    doc_ids: list[str],
+    dataset: RetrievalDataset,
+    qids: list[str],
+    k: int,
+    tick: Progress,
+) -> dict[str, list[tuple[float, str]]]:
+    position = {d: i for i, d in enumerate(doc_ids)}
+    ranked: dict[str, list[tuple[float, str]]] = {}
+    for start in range(0, len(qids), QUERY_BATCH):
+        tick("search", start, len(qids))
+        batch = qids[start : start + QUERY_BATCH]
+        ids = _query_ids(tokenizer, [dataset.queries[q] for q in batch])
+        for qid, query in zip(batch, ids, strict=True):
+            pool = [d for d in dataset.top_ranked.get(qid, ()) if d in position]
+            if not pool:
+                ranked[qid] = []
+                continue
+            scores = retriever.get_scores(query)
+            pairs = [(float(scores[position[d]]), d) for d in pool]
+            ranked[qid] = _ordered(pairs, k)
+    tick("search", len(qids), len(qids))
+    return ranked
