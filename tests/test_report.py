@@ -709,3 +709,40 @@ def test_counts_of_one_are_singular_in_every_format(tmp_path: Path) -> None:
             assert "1 of 1 shown item is not in" in text, fmt
             assert "missing outputs 1 item counted as wrong" in text, fmt
             assert "macro is the mean of the 1 category run (of 2)" in text, fmt
+
+
+# ---- one failure block, every format ---------------------------------------------------------
+
+
+def _labels(text: str, fmt: ReportFormat) -> list[str]:
+    """The field labels of the failure blocks, in order, as the format shows them."""
+    if fmt is ReportFormat.HTML:
+        return re.findall(r"<dt>([^<]*)</dt>", text)
+    if fmt is ReportFormat.MD:
+        return re.findall(r"^  ([a-z ]+):$", text, flags=re.MULTILINE)
+    labels = r"^  (error|question|expected|received|answer as sent|as sent) "
+    return re.findall(labels, text.split("Failures")[1], flags=re.MULTILINE)
+
+
+def test_every_format_shows_the_same_failure_block(tmp_path: Path) -> None:
+    run_dir = make_run(tmp_path, "raw", {"simple": ["parse_error"]})
+    lines = [json.loads(line) for line in (run_dir / "scores.jsonl").read_text().splitlines()]
+    lines[0]["details"].pop("calls")
+    (run_dir / "scores.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    (run_dir / "outputs.jsonl").write_text(json.dumps({"id": "simple_0", "text": "f(2"}) + "\n")
+    run = load_run(run_dir)
+    for fmt in (ReportFormat.TABLE, ReportFormat.MD, ReportFormat.HTML):
+        text = render([run], fmt, failures=1, failure_source=FailureSource(unavailable="none"))
+        labels = [label for label in _labels(text, fmt) if label != "error"]
+        assert labels == ["question", "expected", "received", "answer as sent"], fmt
+        assert "simple: 1 of 1 failing item" in text, fmt
+
+
+def test_failing_calls_with_any_value_are_written(tmp_path: Path) -> None:
+    records = make_records({"simple": ["value_error"]})
+    records[0].details["calls"] = [{"name": "f", "arguments": {"x": "\ud83d", "y": 10**5000}}]
+    run = RunView("odd", tmp_path, summarize(records), tuple(records), None)
+    write_run_reports(tmp_path, run, failures=1, failure_source=FailureSource(unavailable="-"))
+    md = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert 'f(x="\\ud83d", y=<an integer of about 5001 digits>)' in md
+    assert "\\ud83d" in (tmp_path / "report.html").read_text(encoding="utf-8")

@@ -8,15 +8,24 @@ and why. Model text is shown verbatim (renderers escape it) but cut to a bounded
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from tfce_eval.errors import DataError
-from tfce_eval.model import CATEGORY_ORDER, ErrorCode, ExpectedCall, Item, ScoreRecord
+from tfce_eval.model import (
+    CATEGORY_ORDER,
+    ErrorCode,
+    ExpectedCall,
+    Item,
+    ScoreRecord,
+    render_call,
+    show_value,
+)
 from tfce_eval.report.runs import RunView
 from tfce_eval.report.source import FailureSource
+from tfce_eval.report.words import of_failing
 from tfce_eval.scoring.rundir import RunDir, index_outputs
 
 #: Longest text shown for one question, call list or raw answer.
@@ -26,6 +35,8 @@ _RAW_KEYS = ("raw", "content", "text", "tool_calls", "result")
 
 @dataclass(frozen=True)
 class Failure:
+    """One failing item as every format shows it: a heading (id, code, error), then fields."""
+
     id: str
     error_type: str | None
     error: str | None
@@ -33,6 +44,17 @@ class Failure:
     expected: str
     received: str
     raw: str | None  # the model's answer as sent, when nothing could be decoded from it
+
+    def fields(self) -> tuple[tuple[str, str], ...]:
+        """The labelled texts under the heading, in the order every format shows them."""
+        shown = [
+            ("question", self.question if self.question is not None else "(unavailable)"),
+            ("expected", self.expected),
+            ("received", self.received),
+        ]
+        if self.raw is not None:
+            shown.append(("answer as sent", self.raw))
+        return tuple(shown)
 
 
 @dataclass(frozen=True)
@@ -49,12 +71,60 @@ class RunFailures:
     note: str | None  # about the questions: why some are missing, or may not be the ones asked
 
 
+class Piece(StrEnum):
+    """What one line of a failures section is; each format has one way to show each."""
+
+    TITLE = "title"
+    RUN = "run"  # which run the failures below are of (several runs only)
+    NOTE = "note"  # about the questions
+    CATEGORY = "category"
+    ITEM = "item"
+
+
+@dataclass(frozen=True)
+class Line:
+    piece: Piece
+    text: str
+    failure: Failure | None = None  # for ITEM
+
+    @property
+    def item(self) -> Failure:
+        """The failing item of an ITEM line."""
+        if self.failure is None:
+            raise ValueError(f"a {self.piece} line has no failing item")
+        return self.failure
+
+
+def outline(
+    runs: Sequence[RunFailures], per_category: int, names: Sequence[str] | None = None
+) -> list[Line]:
+    """The failures section of a report, in order: what each format renders, line by line.
+
+    `names`: how to head each run's failures when there are several (default: its name).
+    """
+    out = [Line(Piece.TITLE, f"Failures (up to {per_category} per category)")]
+    for i, run in enumerate(runs):
+        if len(runs) > 1:
+            out.append(Line(Piece.RUN, names[i] if names else run.run))
+        if run.note:
+            out.append(Line(Piece.NOTE, f"Questions: {run.note}"))
+        for cat in run.categories:
+            heading = f"{cat.category}: {of_failing(len(cat.shown), cat.failing)}"
+            out.append(Line(Piece.CATEGORY, heading))
+            out.extend(Line(Piece.ITEM, f.id, f) for f in cat.shown)
+    return out
+
+
 def clip(text: str, limit: int = MAX_TEXT) -> str:
+    """`text` cut to `limit` characters, lone surrogates escaped (`\\ud83d`) so it can be
+    written as UTF-8 whatever a model or a dataset put in it."""
+    if not text.isascii():
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _value(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    return show_value(value, MAX_TEXT)
 
 
 def format_calls(calls: Any) -> str:
@@ -67,10 +137,7 @@ def format_calls(calls: Any) -> str:
     ):
         if not calls:
             return "(no calls)"
-        lines = [
-            c["name"] + "(" + ", ".join(f"{k}={_value(v)}" for k, v in c["arguments"].items()) + ")"
-            for c in calls
-        ]
+        lines = [render_call(c["name"], c["arguments"], None, value_limit=MAX_TEXT) for c in calls]
         return clip("\n".join(lines))
     return clip(_value(calls))
 

@@ -7,14 +7,14 @@ answers, error messages, questions) is escaped: model output is untrusted data.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 
 from tfce_eval import __version__
-from tfce_eval.report.failures import Failure, RunFailures
+from tfce_eval.report.failures import Failure, Line, Piece, RunFailures, outline
 from tfce_eval.report.layout import Grid, RowKind, grids, meta_lines
 from tfce_eval.report.model import Report
 from tfce_eval.report.svg import accuracy_chart
-from tfce_eval.report.words import of_failing
 
 _FONTS = (
     'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Noto Sans CJK SC", '
@@ -105,14 +105,9 @@ def grid_html(grid: Grid) -> str:
 
 
 def _failure_html(f: Failure) -> str:
-    rows = [
-        ("question", f.question if f.question is not None else "(unavailable)"),
-        ("expected", f.expected),
-        ("received", f.received),
-    ]
-    if f.raw is not None:
-        rows.append(("answer as sent", f.raw))
-    body = "".join(f"<dt>{_e(label)}</dt><dd><pre>{_e(text)}</pre></dd>" for label, text in rows)
+    body = "".join(
+        f"<dt>{_e(label)}</dt><dd><pre>{_e(text)}</pre></dd>" for label, text in f.fields()
+    )
     return (
         '<div class="failure"><div class="head">'
         f'<code class="id">{_e(f.id)}</code> <span class="code">{_e(f.error_type or "")}</span> '
@@ -120,17 +115,17 @@ def _failure_html(f: Failure) -> str:
     )
 
 
+_PIECES: dict[Piece, Callable[[Line], str]] = {
+    Piece.TITLE: lambda line: f"<h2>{_e(line.text)}</h2>",
+    Piece.RUN: lambda line: f"<h3>{_e(line.text)}</h3>",
+    Piece.NOTE: lambda line: f'<p class="note">{_e(line.text)}</p>',
+    Piece.CATEGORY: lambda line: f"<h4>{_e(line.text)}</h4>",
+    Piece.ITEM: lambda line: _failure_html(line.item),
+}
+
+
 def failures_html(runs: tuple[RunFailures, ...], per_category: int) -> str:
-    out = [f"<h2>Failures (up to {per_category} per category)</h2>"]
-    for run in runs:
-        if len(runs) > 1:
-            out.append(f"<h3>{_e(run.run)}</h3>")
-        if run.note:
-            out.append(f'<p class="note">Questions: {_e(run.note)}</p>')
-        for cat in run.categories:
-            out.append(f"<h4>{_e(cat.category)}: {of_failing(len(cat.shown), cat.failing)}</h4>")
-            out.extend(_failure_html(f) for f in cat.shown)
-    return "\n".join(out)
+    return "\n".join(_PIECES[line.piece](line) for line in outline(runs, per_category))
 
 
 def render_html(report: Report) -> str:

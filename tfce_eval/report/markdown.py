@@ -8,11 +8,11 @@ they contain.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from tfce_eval.report.failures import Failure, RunFailures
+from tfce_eval.report.failures import Failure, Line, Piece, RunFailures, outline
 from tfce_eval.report.layout import Grid, RowKind, grids, meta_lines
 from tfce_eval.report.model import Report
-from tfce_eval.report.words import of_failing
 
 _CELL_ESCAPES = str.maketrans({"|": "\\|", "<": "&lt;", ">": "&gt;", "&": "&amp;"})
 
@@ -45,16 +45,8 @@ def grid_md(grid: Grid) -> str:
 
 
 def _failure_md(f: Failure) -> str:
-    head = f"- **{cell(f.id)}** `{f.error_type or ''}`: {cell(f.error or '')}"
-    parts = [head, ""]
-    blocks = [
-        ("question", f.question if f.question is not None else "(unavailable)"),
-        ("expected", f.expected),
-        ("received", f.received),
-    ]
-    if f.raw is not None:
-        blocks.append(("answer as sent", f.raw))
-    for label, text in blocks:
+    parts = [f"- **{cell(f.id)}** `{f.error_type or ''}`: {cell(f.error or '')}", ""]
+    for label, text in f.fields():
         parts.append(f"  {label}:")
         parts.append("")
         parts.extend("  " + line for line in fenced(text).split("\n"))
@@ -62,17 +54,17 @@ def _failure_md(f: Failure) -> str:
     return "\n".join(parts)
 
 
+_PIECES: dict[Piece, Callable[[Line], str]] = {
+    Piece.TITLE: lambda line: f"## {cell(line.text)}\n",
+    Piece.RUN: lambda line: f"### {cell(line.text)}\n",
+    Piece.NOTE: lambda line: f"_{cell(line.text)}_\n",
+    Piece.CATEGORY: lambda line: f"#### {cell(line.text)}\n",
+    Piece.ITEM: lambda line: _failure_md(line.item),
+}
+
+
 def failures_md(runs: tuple[RunFailures, ...], per_category: int) -> str:
-    out = [f"## Failures (up to {per_category} per category)", ""]
-    for run in runs:
-        if len(runs) > 1:
-            out += [f"### {cell(run.run)}", ""]
-        if run.note:
-            out += [f"_Questions: {cell(run.note)}_", ""]
-        for cat in run.categories:
-            out += [f"#### {cat.category}: {of_failing(len(cat.shown), cat.failing)}", ""]
-            out.extend(_failure_md(f) for f in cat.shown)
-    return "\n".join(out)
+    return "\n".join(_PIECES[line.piece](line) for line in outline(runs, per_category))
 
 
 def render_markdown(report: Report) -> str:

@@ -7,7 +7,7 @@ as rich markup (`[bold]` in a model's answer must print as typed).
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from rich import box
@@ -18,10 +18,9 @@ from rich.table import Table
 from rich.text import Text
 
 from tfce_eval.report.compact import Shape, accuracy_shapes, error_shapes, legend, run_labels
-from tfce_eval.report.failures import Failure, RunFailures
+from tfce_eval.report.failures import Failure, Line, Piece, outline
 from tfce_eval.report.layout import Column, Grid, RowKind, paired_grid, usage_grid
 from tfce_eval.report.model import Report
-from tfce_eval.report.words import of_failing
 
 _ROW_STYLE = {RowKind.CATEGORY: "", RowKind.NOT_RUN: "dim", RowKind.OVERALL: "bold"}
 #: Narrowest a stacked header is made, so that short labels stay on one line.
@@ -114,23 +113,6 @@ class Fit:
             yield _grid(grid, table)
 
 
-def _failures(runs: tuple[RunFailures, ...], per_category: int) -> RenderableType:
-    parts: list[RenderableType] = [
-        Text(f"Failures (up to {per_category} per category)", "bold underline")
-    ]
-    for run in runs:
-        if len(runs) > 1:
-            parts.append(Text(run.run, style="bold"))
-        if run.note:
-            parts.append(Text(f"Questions: {run.note}", style="italic"))
-        for cat in run.categories:
-            parts.append(Text(f"{cat.category}: {of_failing(len(cat.shown), cat.failing)}", "bold"))
-            for f in cat.shown:
-                parts.append(_failure(f))
-        parts.append(Text(""))
-    return Group(*parts)
-
-
 def _failure(f: Failure) -> RenderableType:
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style="dim", min_width=10)
@@ -138,17 +120,26 @@ def _failure(f: Failure) -> RenderableType:
     head = Text(f.id, style="cyan")
     head.append(f"  {f.error_type or ''}", style="bold")
     grid.add_row(Text(""), head)
-    rows = [
-        ("error", f.error or ""),
-        ("question", f.question if f.question is not None else "(unavailable)"),
-        ("expected", f.expected),
-        ("received", f.received),
-    ]
-    if f.raw is not None:
-        rows.append(("as sent", f.raw))
-    for label, text in rows:
+    for label, text in (("error", f.error or ""), *f.fields()):
         grid.add_row(Text(label), Text(text))
     return Padding(grid, (0, 0, 1, 2))
+
+
+_PIECES: dict[Piece, Callable[[Line], RenderableType]] = {
+    Piece.TITLE: lambda line: Text(line.text, style="bold underline"),
+    Piece.RUN: lambda line: Group(Text(""), Text(line.text, style="bold")),
+    Piece.NOTE: lambda line: Text(line.text, style="italic"),
+    Piece.CATEGORY: lambda line: Text(line.text, style="bold"),
+    Piece.ITEM: lambda line: _failure(line.item),
+}
+
+
+def _failures(report: Report) -> RenderableType:
+    """Failing items; with several runs, each headed by its letter and name."""
+    labels = zip(run_labels(report), report.runs, strict=True)
+    names = [f"{label} = {run.name}" for label, run in labels]
+    lines = outline(report.failures, report.failures_per_category, names)
+    return Group(*(_PIECES[line.piece](line) for line in lines), Text(""))
 
 
 def table_renderable(report: Report) -> RenderableType:
@@ -172,7 +163,7 @@ def table_renderable(report: Report) -> RenderableType:
         # The legend names A and B in full; the title need not repeat the names.
         parts.append(_grid(replace(paired, title="Paired comparison of A and B")))
     if report.failures:
-        parts.append(_failures(report.failures, report.failures_per_category))
+        parts.append(_failures(report))
     return Group(*parts)
 
 
