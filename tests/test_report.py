@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import re
@@ -739,8 +740,9 @@ def test_every_format_shows_the_same_failure_block(tmp_path: Path) -> None:
 
 
 def test_failing_calls_with_any_value_are_written(tmp_path: Path) -> None:
-    records = make_records({"simple": ["value_error"]})
-    records[0].details["calls"] = [{"name": "f", "arguments": {"x": "\ud83d", "y": 10**5000}}]
+    (first,) = make_records({"simple": ["value_error"]})
+    calls = [{"name": "f", "arguments": {"x": "\ud83d", "y": 10**5000}}]
+    records = [dataclasses.replace(first, details={**first.details, "calls": calls})]
     run = RunView("odd", tmp_path, summarize(records), tuple(records), None)
     write_run_reports(tmp_path, run, failures=1, failure_source=FailureSource(unavailable="-"))
     md = (tmp_path / "report.md").read_text(encoding="utf-8")

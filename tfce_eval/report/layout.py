@@ -42,7 +42,6 @@ class Column:
     label: str
     group: str | None = None  # the run a column belongs to, in side-by-side grids
     numeric: bool = True
-    listing: bool = False  # cells are ", "-separated lists, which narrow renderers may stack
 
 
 @dataclass(frozen=True)
@@ -112,7 +111,7 @@ def _single_run_grid(report: Report) -> Grid:
         Column("correct"),
         Column("accuracy"),
         Column("95% CI"),
-        Column("model errors", numeric=False, listing=True),
+        Column("model errors", numeric=False),
         Column("request errors"),
         Column("exec accuracy (correct/covered)"),
     )

@@ -1,7 +1,10 @@
 """The terminal report (rich): what `score`, `run` and `report` print.
 
-Every cell is a rich Text, never markup: run names and model output would otherwise be read
-as rich markup (`[bold]` in a model's answer must print as typed).
+Tables come from report.compact in several shapes; `Fit` prints the first shape whose tables
+fit the console, so at 80 columns as at 200 no figure is cut: figures never wrap, and a
+numeric column's header is stacked over its figures. Every cell is a rich Text, never
+markup: run names and model output would otherwise be read as rich markup (`[bold]` in a
+model's answer must print as typed).
 """
 
 from __future__ import annotations
