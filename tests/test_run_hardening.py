@@ -6,6 +6,7 @@ says what went wrong in one line, and never writes the key anywhere.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -119,3 +120,17 @@ def test_a_key_in_a_text_error_body_or_a_200_answer_is_written_nowhere(dataset, 
     texts = [p.read_text(encoding="utf-8") for p in result.run_dir.rglob("*") if p.is_file()]
     assert len(texts) >= 4
     assert not [t for t in texts if SECRET[:8] in t]  # not even the part before a cut
+
+
+@pytest.mark.parametrize("sdk", ["openai", "anthropic"])
+def test_a_trickling_server_is_cut_off_at_the_timeout(dataset, tmp_path, sdk):
+    faults = {"run_simple_1": ["trickle"] * 3}  # headers, then a byte every 0.2 s
+    with FakeServer(FakeConfig(dataset, faults=faults, trickle_s=0.2)) as srv:
+        start = time.monotonic()
+        result = run_eval(config(srv, tmp_path, sdk, timeout_s=0.5))
+        elapsed = time.monotonic() - start
+        assert len(srv.requests_for("run_simple_1")) == 3
+    assert elapsed < 6  # three attempts of 0.5 s; the whole body would take over a minute
+    (failed,) = [r for r in outputs(result.run_dir) if r["error"]]
+    assert failed["id"] == "run_simple_1"
+    assert failed["error"] == "no answer within 0.5 s (--timeout) (after 3 attempts)"

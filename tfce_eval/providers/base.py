@@ -130,6 +130,10 @@ class MalformedResponse(Exception):
         self.retry = retry
 
 
+class RequestTimeout(Exception):
+    """No whole answer within the request's time limit (`--timeout`), however it trickled."""
+
+
 #: A response body nested deeper than this is refused: a chat response is a few levels
 #: deep plus the model's arguments, and everything after the provider (decoding, the
 #: outputs file, scoring) can then work on it without running out of stack.

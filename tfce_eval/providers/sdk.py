@@ -7,6 +7,7 @@ once, handed to the SDK, and scrubbed from every message this package produces.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
 import time
@@ -25,6 +26,7 @@ from tfce_eval.providers.base import (
     Provider,
     ProviderError,
     RequestOptions,
+    RequestTimeout,
     Response,
     ServerContext,
     Usage,
@@ -157,9 +159,17 @@ class SdkProvider(Provider):
 
         client = self._sdk_client()
         start = time.perf_counter()
-        # Posted as built, not re-shaped by the SDK's typed `create`: what --dump-request
-        # shows is byte for byte what is sent, and no time goes to re-validating it.
-        http = await client.post(self.endpoint, body=dict(request), cast_to=httpx2.Response)
+        try:
+            # The SDK's timeout bounds each read; this bounds the whole request, so that a
+            # server sending a byte now and then cannot hold a run forever.
+            async with asyncio.timeout(self.timeout_s):
+                # Posted as built, not re-shaped by the SDK's typed `create`: what
+                # --dump-request shows is byte for byte what is sent, and no time goes to
+                # re-validating it.
+                http = await client.post(self.endpoint, body=dict(request), cast_to=httpx2.Response)
+                await http.aread()
+        except TimeoutError:
+            raise RequestTimeout(f"no answer within {self.timeout_s:g} s") from None
         latency = time.perf_counter() - start
         body = self.scrub_value(self._json_body(http.text))
         return Response(body, self._usage(body, *self.usage_keys), latency)
@@ -221,7 +231,7 @@ class SdkProvider(Provider):
         if isinstance(exc, MalformedResponse):
             kind = ErrorKind.RETRYABLE if exc.retry else ErrorKind.ITEM
             return ProviderError(kind, f"malformed response: {exc}")
-        if isinstance(exc, sdk.APITimeoutError):
+        if isinstance(exc, sdk.APITimeoutError | RequestTimeout):
             return ProviderError(
                 ErrorKind.RETRYABLE, f"no answer within {self.timeout_s:g} s (--timeout)"
             )
