@@ -144,3 +144,72 @@ def test_an_integer_beyond_the_limit_is_a_bounded_parse_error() -> None:
 
 def test_show_value_of_a_huge_integer_is_short() -> None:
     assert show_value(10**5000) == "<an integer of about 5001 digits>"
+
+
+# -- lone surrogates --------------------------------------------------------------------------
+
+LONE = "\ud83d"  # half of an emoji, as a model or a JSON escape can produce it
+
+SURROGATE_ANSWERS = {
+    "python": {"text": f"coulomb_force(q1=1.5, label='{LONE}')"},
+    "python-list": {"text": f'[coulomb_force(q1=1.5, label="{LONE}")]'},
+    "fenced": {"content": f"```python\ncoulomb_force(q1=1.5, label='{LONE}')\n```"},
+    "json-text": {
+        "text": '[{"name": "coulomb_force", "arguments": {"q1": 1.5, "label": "\\ud83d"}}]'
+    },
+    "json-raw": {
+        "text": f'[{{"name": "coulomb_force", "arguments": {{"q1": 1.5, "label": "{LONE}"}}}}]'
+    },
+    "tag": {
+        "text": "<tool_call>"
+        + f'{{"name": "coulomb_force", "arguments": {{"q1": 1.5, "label": "{LONE}"}}}}'
+        + "</tool_call>"
+    },
+    "tool_calls": {
+        "tool_calls": [
+            {"function": {"name": "coulomb_force", "arguments": '{"q1": 1.5, "label": "\\ud83d"}'}}
+        ]
+    },
+    "calls": {"calls": [{"name": "coulomb_force", "arguments": {"q1": 1.5, "label": LONE}}]},
+}
+
+
+@pytest.mark.parametrize("shape", list(SURROGATE_ANSWERS))
+def test_a_lone_surrogate_in_arguments_is_judged(shape: str) -> None:
+    answer = SURROGATE_ANSWERS[shape]
+    assert judge(item(q1=1.5, label=LONE), answer).valid
+    wrong = judge(item(q1=1.5, label="x"), answer)
+    assert wrong.error_type is ErrorCode.VALUE_ERROR
+    assert wrong.error == 'label: expected "x", received "\\ud83d"'
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"calls": [{"name": f"coulomb{LONE}", "arguments": {"q1": 1.5}}]},
+        {"text": f"coulomb{LONE}(q1=1.5)"},
+        {"calls": [{"name": "coulomb_force", "arguments": {"q1": 1.5, LONE: 1}}]},
+        {"calls": [{"name": f"f{LONE}", "arguments": {}}] * 2},
+        {"text": f"我{LONE}无法计算"},
+        {"text": f"coulomb_force(q1=1.5, label={LONE})"},
+    ],
+    ids=["name", "python-name", "key", "count", "prose", "bare"],
+)
+def test_a_lone_surrogate_anywhere_gives_a_verdict_that_can_be_written(
+    answer: dict[str, Any],
+) -> None:
+    verdict = judge(item(q1=1.5), answer)
+    assert not verdict.valid
+    assert verdict.error is not None
+    verdict.error.encode("utf-8")  # escaped, not raw: the record can be written
+
+
+def test_findings_and_wire_names_with_lone_surrogates_can_be_written() -> None:
+    from tfce_eval.model import Finding
+    from tfce_eval.schema.wire import wire_name
+
+    finding = Finding("error", f"two docs are named f{LONE}", item_id=f"s{LONE}")
+    str(finding).encode("utf-8")
+    assert finding.item_id == "s\\ud83d"
+    name = wire_name(f"f{LONE}")
+    assert name.startswith("f_") and name == wire_name(f"f{LONE}") != wire_name("f\ud83e")

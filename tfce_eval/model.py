@@ -189,14 +189,20 @@ def _show_value(value: Any, limit: int | None) -> str:
     return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
 
 
+def writable(text: str) -> str:
+    """`text` with lone surrogates escaped (`\\ud83d`), so it can be written as UTF-8."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def show_value(value: Any, limit: int | None = 80) -> str:
     """One value as JSON text for a message, cut to `limit` characters (None: uncut).
 
     The one way messages show a value (the checker's, `validate`'s). Never raises, whatever
     the value is; lone surrogates are escaped (`\\ud83d`) so the text can be written as UTF-8.
     """
-    text = _show_value(value, limit)
-    return text if text.isascii() else text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return writable(_show_value(value, limit))
 
 
 def render_call(
@@ -213,9 +219,7 @@ def render_call(
     escaped as `\\ud83d`, so the text can always be written as UTF-8).
     """
     parts = ", ".join(f"{k}={_show_value(v, value_limit)}" for k, v in arguments.items())
-    text = f"{name}({parts})"
-    if not text.isascii():
-        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    text = writable(f"{name}({parts})")
     return text if limit is None or len(text) <= limit else text[: limit - 2] + "…)"
 
 
@@ -291,6 +295,11 @@ class Finding:
     def __post_init__(self) -> None:
         if type(self.level) is not Level:
             object.__setattr__(self, "level", Level(self.level))
+        # A finding is printed and written: names from the data may hold lone surrogates.
+        for name in ("message", "path", "item_id", "hint"):
+            text = getattr(self, name)
+            if text is not None and not text.isascii():
+                object.__setattr__(self, name, writable(text))
 
     def __str__(self) -> str:
         where = (self.path or "") + (f":{self.line}" if self.path and self.line else "")

@@ -25,6 +25,7 @@ from tfce_eval.model import (
     OptionalParams,
     Policy,
     Verdict,
+    writable,
 )
 from tfce_eval.schema.kinds import MatchOptions, kind_of
 
@@ -290,7 +291,7 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLI
         return Verdict(
             False,
             ErrorCode.PARSE_ERROR,
-            decoded.error or "the answer could not be decoded",
+            writable(decoded.error or "the answer could not be decoded"),
         )
     calls = decoded.calls
     if not expected:
@@ -298,7 +299,7 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLI
             return Verdict(
                 False,
                 ErrorCode.UNEXPECTED_CALL,
-                f"no call was expected, received {len(calls)} ({_names(calls)})",
+                writable(f"no call was expected, received {len(calls)} ({_names(calls)})"),
             )
         return Verdict(True, details={"matching": []})
     if not calls:
@@ -313,8 +314,10 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLI
         return Verdict(
             False,
             ErrorCode.WRONG_COUNT,
-            f"expected {len(expected)} call(s) ({_names(expected)}), "
-            f"received {len(calls)} ({_names(calls)})",
+            writable(
+                f"expected {len(expected)} call(s) ({_names(expected)}), "
+                f"received {len(calls)} ({_names(calls)})"
+            ),
         )
     options = _yes_no_options(policy)
     if len(calls) == 1:
@@ -372,7 +375,8 @@ def _failure(
     if len(expected) > 1:
         first = unmatched[0]
         message = f"expected call {first + 1} ({expected[first].name}): {message}"
-    return Verdict(False, problems[0].code, message, details)
+    # Names and paths come from the answer: lone surrogates are escaped for the record.
+    return Verdict(False, problems[0].code, writable(message), details)
 
 
 def answer_and_truth(item: Item, decoded: DecodeResult) -> dict[str, Any]:

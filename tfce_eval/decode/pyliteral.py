@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 import textwrap
 import warnings
 from collections.abc import Callable
@@ -36,6 +37,7 @@ from tfce_eval.schema.equality import is_number
 #: second on any text.
 MAX_ITEMS = 100_000
 _ITEM_MARKS = ",;:=([{\n"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _NAMED_CONSTANTS: dict[str, Any] = {"true": True, "false": False, "null": None}
 
 _REFUSED_KINDS: dict[type[ast.AST], str] = {
@@ -74,6 +76,17 @@ def _snippet(source: str, node: ast.AST, limit: int = 60) -> str:
     segment = ast.get_source_segment(source, node) or type(node).__name__
     segment = " ".join(segment.split())
     return segment if len(segment) <= limit else segment[: limit - 3] + "..."
+
+
+def _without_surrogates(text: str) -> str:
+    """`text` with each lone surrogate written as its escape (`\\ud83d`).
+
+    `ast.parse` cannot read them (they are not UTF-8); inside a string literal, where a model
+    may well put one, the escape reads back as the same character.
+    """
+    if text.isascii():
+        return text
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _parse(text: str, max_depth: int, max_items: int) -> ast.Module:
@@ -115,7 +128,7 @@ def parse_calls(
     deeper than `max_depth`, for more than `max_calls` calls and for texts with more than
     `max_items` elements (see MAX_ITEMS).
     """
-    source = textwrap.dedent(text).strip()
+    source = _without_surrogates(textwrap.dedent(text).strip())
     # Every `name(` is a call or a refused call inside an argument: count before parsing.
     if max_calls is not None and too_many_call_heads(source, max_calls):
         raise LiteralError(f"more than {max_calls} calls in one answer")
@@ -141,7 +154,7 @@ def parse_literal(text: str, *, max_depth: int = 64, max_items: int = MAX_ITEMS)
 
     The same rules as for argument values apply; raises LiteralError.
     """
-    source = text.strip()
+    source = _without_surrogates(text.strip())
     tree = _parse(source, max_depth, max_items)
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
         raise LiteralError("expected a single Python literal")

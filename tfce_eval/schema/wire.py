@@ -159,7 +159,8 @@ def wire_name(name: str) -> str:
         return name
     cleaned = _WIRE_BAD.sub("_", name)
     if not name.isascii() or len(cleaned) > _MAX_NAME or not cleaned.strip("_-"):
-        digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
+        # surrogatepass: a lone surrogate (JSON's "\ud83d") still hashes, to its own digest.
+        digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
         stem = cleaned.strip("_-")[: _MAX_NAME - len(digest) - 1] or "f"
         cleaned = f"{stem}_{digest}"
     return cleaned
