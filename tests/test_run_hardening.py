@@ -15,6 +15,7 @@ import pytest
 from fakeserver import FakeConfig, FakeServer
 
 from tfce_eval.dataset.load import load_dataset
+from tfce_eval.errors import UsageError
 from tfce_eval.run.appender import OutputsAppender
 from tfce_eval.run.retry import RetryPolicy
 from tfce_eval.run.runner import RunConfig, run_eval
@@ -134,3 +135,33 @@ def test_a_trickling_server_is_cut_off_at_the_timeout(dataset, tmp_path, sdk):
     (failed,) = [r for r in outputs(result.run_dir) if r["error"]]
     assert failed["id"] == "run_simple_1"
     assert failed["error"] == "no answer within 0.5 s (--timeout) (after 3 attempts)"
+
+
+# --- the run directory --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name", ["../../victim", "../victim", "a/../../victim", "/abs/victim", ".", ""]
+)
+def test_a_run_name_that_leaves_out_is_refused_and_nothing_outside_is_touched(
+    dataset, tmp_path, name
+):
+    out = tmp_path / "deep" / "results"
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "outputs.jsonl").write_text("precious\n")
+    run_name = name.replace("/abs", str(tmp_path)) if name.startswith("/abs") else name
+    with FakeServer(FakeConfig(dataset)) as srv:
+        with pytest.raises(UsageError) as info:
+            run_eval(config(srv, out, run_name=run_name, force=True))
+        assert not srv.log
+    message = str(info.value)
+    assert message.startswith("--run-name") and "\n" not in message
+    assert (victim / "outputs.jsonl").read_text() == "precious\n"
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["outputs.jsonl", "victim"]
+
+
+def test_a_run_name_may_name_a_folder_inside_out(dataset, tmp_path):
+    with FakeServer(FakeConfig(dataset)) as srv:
+        result = run_eval(config(srv, tmp_path, run_name="week1/qwen", ids=("run_simple_0",)))
+    assert result.run_dir == tmp_path / "week1" / "qwen"

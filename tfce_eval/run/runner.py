@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath, PureWindowsPath
 from typing import Any
 
 from tfce_eval.dataset.load import Dataset, load_dataset
@@ -125,9 +125,31 @@ def _load(config: RunConfig) -> Dataset:
     )
 
 
+def checked_run_name(name: str) -> PurePath:
+    """`--run-name` as a relative path that stays inside `--out`; UsageError otherwise.
+
+    A name may hold folders (`week1/qwen`), but no `..`, no absolute path and nothing
+    empty: the run directory is written to and, with --force, its files deleted.
+    """
+    path = PurePath(name)
+    if path.is_absolute() or PureWindowsPath(name).anchor:
+        why = "it is an absolute path"
+    elif ".." in path.parts:
+        why = "it holds '..'"
+    elif not name.strip() or not path.parts or path == PurePath("."):
+        why = "it names no directory"
+    else:
+        return path
+    raise UsageError(
+        f"--run-name {name!r}: {why}; give a name inside --out, such as my-run or week1/qwen"
+    )
+
+
 def run_directory(config: RunConfig) -> Path:
+    if config.run_name is not None:
+        return config.out / checked_run_name(config.run_name)
     spec, name = parse_model(config.model)
-    return config.out / (config.run_name or default_run_name(spec.name, name, config.mode))
+    return config.out / default_run_name(spec.name, name, config.mode)
 
 
 def dump_request(config: RunConfig, item_id: str) -> dict[str, Any]:
