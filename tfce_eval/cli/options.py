@@ -160,3 +160,27 @@ def timeout_option(func: F) -> F:
         metavar="SECONDS",
         help="Time limit of one request.",
     )(func)
+
+
+def split_options(func: F) -> F:
+    """--split, --corpus, --qrels: which part of a retrieval or QA dataset to read."""
+    decorators = [
+        click.option(
+            "--split",
+            help="The split (a file stem for Telco-Retrieve; train/dev/test for QASPER-RAG). "
+            "Default: test when there is one, else the only one.",
+        ),
+        click.option(
+            "--corpus",
+            help="Which corpus of a chunk-span dataset: documents (default) or "
+            "documents_coref. For qa --context bm25: a retrieval dataset to search.",
+        ),
+        click.option(
+            "--qrels",
+            type=click.Path(path_type=Path, dir_okay=False, exists=True),
+            help="A TREC qrels file (qid 0 docid rel) replacing the dataset's judgements.",
+        ),
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func

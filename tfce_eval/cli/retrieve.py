@@ -1,0 +1,142 @@
+"""`tfce-eval retrieve`: rank a retrieval dataset's corpus with the embedded BM25 (bm25s)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from tfce_eval.cli.options import split_options
+
+
+def default_cache_dir() -> Path:
+    """Where BM25 indexes are kept between runs: $XDG_CACHE_HOME/tfce-eval, or ~/.cache."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tfce-eval" / "bm25"
+
+
+_STAGES = {"hash": "hashing", "index": "indexing", "search": "searching", "write": "writing"}
+
+
+class StageProgress:
+    """Progress of the stages of a retrieval: a bar on a terminal, a line a stage in a log."""
+
+    def __init__(self) -> None:
+        self._tty = sys.stderr.isatty()
+        self._bar: Any = None
+        self._task: Any = None
+        self._stage = ""
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        label = _STAGES.get(stage, stage)
+        if stage != self._stage:
+            self._finish_stage()
+            self._stage = stage
+            if self._tty:
+                from rich.progress import (
+                    BarColumn,
+                    MofNCompleteColumn,
+                    Progress,
+                    TextColumn,
+                    TimeElapsedColumn,
+                )
+
+                self._bar = Progress(
+                    TextColumn(f"[bold]{label}"),
+                    BarColumn(),
+                    MofNCompleteColumn(),
+                    TimeElapsedColumn(),
+                    transient=False,
+                )
+                self._bar.start()
+                self._task = self._bar.add_task(label, total=total)
+        if self._bar is not None:
+            self._bar.update(self._task, completed=done, total=total)
+        elif done >= total:
+            click.echo(f"{label}: {done}/{total}", err=True)
+
+    def _finish_stage(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+    def close(self) -> None:
+        self._finish_stage()
+
+
+@click.command("retrieve")
+@click.option(
+    "--data",
+    required=True,
+    metavar="DIR|builtin:NAME",
+    help="A retrieval dataset (QASPER-RAG, BEIR or chunk-span layout).",
+)
+@split_options
+@click.option(
+    "--method",
+    type=click.Choice(["bm25"]),
+    default="bm25",
+    show_default=True,
+    help="The retriever (BM25 as bm25s computes it).",
+)
+@click.option("--k", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option(
+    "--candidates",
+    is_flag=True,
+    help="Rank only each query's candidate pool (top_ranked/, QASPER's paper scope).",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Where run.trec and run.json go. Default: results/<dataset>-bm25[-candidates].",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Where indexes are cached (keyed by the corpus digest). Default: ~/.cache/tfce-eval/bm25.",
+)
+def retrieve_command(
+    data: str,
+    split: str | None,
+    corpus: str | None,
+    qrels: Path | None,
+    method: str,
+    k: int,
+    candidates: bool,
+    out_dir: Path | None,
+    cache_dir: Path | None,
+) -> None:
+    """Rank the corpus for every query of a split and write a TREC run that `score` reads."""
+    from tfce_eval.retrieval import load_retrieval, retrieve
+    from tfce_eval.tasks import TaskKind, resolve_data
+
+    ref = resolve_data(data, TaskKind.RETRIEVAL)
+    assert ref.path is not None
+    dataset = load_retrieval(ref.path, split=split, corpus=corpus, qrels=qrels, name=data)
+    name = ref.builtin or ref.path.resolve().name
+    out = out_dir or Path("results") / f"{name}-{method}{'-candidates' if candidates else ''}"
+    progress = StageProgress()
+    try:
+        result = retrieve(
+            dataset,
+            method=method,
+            k=k,
+            candidates=candidates,
+            out_dir=out,
+            cache_dir=cache_dir or default_cache_dir(),
+            progress=progress,
+        )
+    finally:
+        progress.close()
+    times = result.meta.get("times", {})
+    cache = "reused" if result.cache_hit else "built"
+    click.echo(
+        f"{result.queries} queries ranked (k={k}); index {cache} "
+        f"({times.get('index_s', 0):.2f} s), search {times.get('search_s', 0):.2f} s"
+    )
+    click.echo(f"written: {result.run_path}, {result.meta_path}")
+    click.echo(f"next: tfce-eval score {result.run_path} --data {data}")
