@@ -117,8 +117,9 @@ def example_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 def test_score_prints_a_table_that_fits_80_columns(example_run: tuple[Path, str]) -> None:
     out, stdout = example_run
-    table = stdout.split("written:")[0]
+    table, written = stdout.split("written to ")
     assert_fits(table, 80)
+    assert written == f"{out}: scores.jsonl, summary.json, report.md, report.html\n"
     check_every_figure(table, json.loads((out / "summary.json").read_text(encoding="utf-8")))
 
 
@@ -197,3 +198,18 @@ def test_two_runs_side_by_side_when_there_is_room(tmp_path: Path) -> None:
     assert simple[:4] == ["simple", "13/16", "81.2%", "[57.0, 93.4]"]
     assert "5/16" in simple and "31.2%" in simple
     assert "Paired comparison of A and B" in text and "0.0386" in text
+
+
+def test_failures_fold_long_questions_rather_than_cut_them(
+    example_run: tuple[Path, str],
+) -> None:
+    out, _ = example_run
+    text = printed([load_run(out)], 80, failures=2)
+    assert_fits(text, 80)
+    # base_simple_4's question is Chinese without spaces: folded over lines, every character kept
+    from tfce_eval.dataset.load import load_dataset
+
+    question = load_dataset().get("base_simple_4").question
+    assert isinstance(question, str) and "频段" in question
+    block = text.split("base_simple_4")[1].split("expected")[0]
+    assert "".join(question.split()) in "".join(block.replace("question", "").split())

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -36,6 +38,25 @@ def print_summary(result: ScoreResult, name: str | None = None) -> None:
         name or run_dir.path.resolve().name, run_dir.path, result.summary, result.records, None
     )
     stdout_console().print(render_table([view]))
-    click.echo(
-        f"written: {run_dir.scores}, {run_dir.summary}, {run_dir.report_md}, {run_dir.report_html}"
-    )
+    # The directory once, then the file names: the line stays short whatever the path.
+    files = (run_dir.scores, run_dir.summary, run_dir.report_md, run_dir.report_html)
+    click.echo(f"written to {run_dir.path}: {', '.join(f.name for f in files)}")
+
+
+def print_document(document: Any) -> None:
+    """A task's report Document as tables on stdout (the terminal's width, else 80)."""
+    from tfce_eval.report.document import document_renderables
+
+    console = Console(file=sys.stdout)
+    if not console.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
+        console = Console(file=sys.stdout, width=80)
+    for part in document_renderables(document):
+        console.print(part)
+
+
+def write_document_reports(out_dir: Path, document: Any) -> str:
+    """report.md and report.html of a Document in `out_dir`; their paths, for the user."""
+    from tfce_eval.report.document import write_document_reports as write
+
+    md, html = write(out_dir, document)
+    return f"{md}, {html}"

@@ -119,7 +119,8 @@ class Fit:
 def _failure(f: Failure) -> RenderableType:
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style="dim", min_width=10)
-    grid.add_column()
+    # A long text without spaces (a question in Chinese, JSON) folds over lines, never cut.
+    grid.add_column(overflow="fold")
     head = Text(f.id, style="cyan")
     head.append(f"  {f.error_type or ''}", style="bold")
     grid.add_row(Text(""), head)
