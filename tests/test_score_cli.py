@@ -289,7 +289,10 @@ def test_installed_command_in_a_subprocess(tmp_path: Path) -> None:
         cwd=REPO,
         timeout=120,
     )
-    assert proc.returncode == 2  # click: the path does not exist
+    # A missing file is bad input: exit 1 with one line naming it, as the README says.
+    assert proc.returncode == 1
+    assert proc.stderr.count("\n") == 2 and "nope: no such file" in proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 def test_builtin_data_is_found() -> None:

@@ -15,14 +15,40 @@ F = TypeVar("F", bound=Callable[..., Any])
 CATEGORY_CHOICES = [str(c) for c in Category] + ["all"]
 
 
+class DataParam(click.ParamType):  # type: ignore[type-arg]
+    """`--data`: a directory, or `builtin:NAME` read as the built-in dataset's directory
+    (`builtin:tfce`, the default function-calling dataset, as no directory at all)."""
+
+    name = "data"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if value is None or isinstance(value, Path):
+            return value
+        text = str(value)
+        if not text.startswith("builtin:"):
+            return Path(text)
+        from tfce_eval.errors import UsageError
+        from tfce_eval.tasks import builtin
+
+        try:
+            entry = builtin(text[len("builtin:") :])
+        except UsageError as exc:
+            self.fail(str(exc), param, ctx)
+        return None if entry.name == "tfce" else entry.path
+
+
+DATA = DataParam()
+
+
 def data_options(func: F) -> F:
     """--data, --questions, --answers, --answer-style."""
     decorators = [
         click.option(
             "--data",
-            type=click.Path(path_type=Path, file_okay=False),
-            help="Dataset directory (questions/ and answers/ or possible_answer/). "
-            "Default: the built-in dataset.",
+            type=DATA,
+            metavar="DIR|builtin:NAME",
+            help="Dataset directory or built-in dataset (tfce-eval datasets lists them). "
+            "Default: builtin:tfce, the built-in function-calling dataset.",
         ),
         click.option(
             "--questions",
@@ -179,6 +205,43 @@ def split_options(func: F) -> F:
             "--qrels",
             type=click.Path(path_type=Path, dir_okay=False, exists=True),
             help="A TREC qrels file (qid 0 docid rel) replacing the dataset's judgements.",
+        ),
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
+def task_option(func: F) -> F:
+    return click.option(
+        "--task",
+        type=click.Choice(["fc", "qa", "retrieval"]),
+        help="The task, when the dataset's files do not say it (QASPER-RAG is retrieval; "
+        "--task qa scores its answers).",
+    )(func)
+
+
+def judge_options(func: F) -> F:
+    """--judge, --judge-base-url, --allow-self-judge, --k (question answering)."""
+    decorators = [
+        click.option(
+            "--judge",
+            metavar="PROVIDER/MODEL",
+            help="An LLM that grades open answers C/P/I (verdicts cached in the run "
+            "directory). Without it open answers get lexical scores only.",
+        ),
+        click.option("--judge-base-url", help="The judge's server URL (a local server)."),
+        click.option(
+            "--allow-self-judge",
+            is_flag=True,
+            help="Let the model under test grade its own answers (biased; off by default).",
+        ),
+        click.option(
+            "--k",
+            type=click.IntRange(min=1),
+            default=5,
+            show_default=True,
+            help="qa: context passages given (run) and the cut-off of the canonical hit rate.",
         ),
     ]
     for decorator in reversed(decorators):

@@ -1,0 +1,58 @@
+"""The LLM judge of open answers, asked through the same provider layer as the model.
+
+`ProviderJudge` implements `qa.Judge`: it sends the judge prompt as one user message (no
+tools, temperature 0), retries what the provider classifies as retryable with the run's
+backoff, and returns the judge's raw text. Any failure raises; the QA scorer records the
+item as `ungraded` with the reason and never stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from tfce_eval.providers import Provider, RequestOptions
+from tfce_eval.providers.base import ErrorKind, message_text
+from tfce_eval.qa import QaItem, judge_prompt
+from tfce_eval.run.retry import RetryPolicy, retry_delay
+
+
+class JudgeFailed(Exception):
+    """The judge could not be asked (its error, already free of keys)."""
+
+
+class ProviderJudge:
+    """A judge model behind a provider; `name` is what summary.json records."""
+
+    def __init__(
+        self,
+        provider: Provider,
+        name: str,
+        *,
+        timeout_s: float = 60.0,
+        retry: RetryPolicy | None = None,
+        max_tokens: int = 512,
+    ) -> None:
+        self.provider = provider
+        self.name = name
+        self.timeout_s = timeout_s
+        self.retry = retry or RetryPolicy()
+        self.options = RequestOptions(temperature=0.0, max_tokens=max_tokens)
+        self._rng = random.Random(0)
+
+    async def grade(self, item: QaItem, response: str) -> str:
+        body = self.provider.build_chat(
+            [{"role": "user", "content": judge_prompt(item, response)}], self.options
+        )
+        attempt = 0
+        while True:
+            try:
+                reply = await asyncio.wait_for(self.provider.send(body), self.timeout_s)
+            except Exception as exc:  # the provider classifies every failure of `send`
+                error = self.provider.classify(exc)
+                attempt += 1
+                if error.kind is not ErrorKind.RETRYABLE or attempt > self.retry.max_retries:
+                    raise JudgeFailed(error.message) from None
+                await asyncio.sleep(retry_delay(self.retry, attempt, error.retry_after, self._rng))
+                continue
+            return message_text(self.provider.to_decoder_input(reply.body))
