@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
-from tfce_eval.cli.options import data_options
+from tfce_eval.cli.options import data_options, split_options, task_option
 from tfce_eval.model import AnswerStyle
 
 
 @click.command("validate")
 @data_options
+@task_option
+@split_options
 @click.option(
     "--functions",
     "functions_dir",
@@ -30,8 +33,21 @@ def validate_command(
     functions_dir: Path | None,
     no_exec: bool,
     as_json: bool,
+    task: str | None,
+    split: str | None,
+    corpus: str | None,
+    qrels: Path | None,
 ) -> None:
-    """Check files, ids, category shapes, docs and ground truth. Errors exit 1; warnings do not."""
+    """Check a dataset: files, ids, fields and gold of any task (fc: also category shapes,
+    docs and ground truth against the implementations). Errors exit 1; warnings do not."""
+    if data is not None or task not in (None, "fc"):
+        from tfce_eval.tasks import TaskKind, resolve_data
+
+        ref = resolve_data(data, TaskKind(task) if task else None)
+        if ref.task is not TaskKind.FC:
+            assert ref.path is not None
+            _validate_other(ref.path, ref.task, split, corpus, qrels, as_json)
+            return
     from tfce_eval.dataset.load import Dataset
     from tfce_eval.dataset.validate import Finding, validate_dataset
     from tfce_eval.exec.records import ExecOptions, default_functions_dir
@@ -62,3 +78,51 @@ def validate_command(
         )
     if report.errors:
         raise SystemExit(1)
+
+
+def _validate_other(
+    path: Path, task: Any, split: str | None, corpus: str | None, qrels: Path | None, as_json: bool
+) -> None:
+    """validate for a retrieval or QA dataset: every problem at once, then the counts."""
+    from tfce_eval.tasks import TaskKind
+
+    problems: list[Any]
+    if task is TaskKind.RETRIEVAL:
+        from tfce_eval.retrieval import validate_retrieval
+
+        problems = list(validate_retrieval(path, split=split, corpus=corpus, qrels=qrels))
+    else:
+        from tfce_eval.qa import validate_qa
+        from tfce_eval.retrieval import detect_layout, validate_retrieval
+
+        if detect_layout(path) is not None:  # QASPER-RAG's answers: the retrieval checks
+            problems = list(validate_retrieval(path, split=split, corpus=corpus, qrels=qrels))
+        else:
+            problems = list(validate_qa(path, split))
+    errors = [p for p in problems if str(p.severity) == "error"]
+    warnings = [p for p in problems if str(p.severity) != "error"]
+    if as_json:
+        rows = [
+            {
+                "level": str(p.severity),
+                "message": p.message,
+                "path": p.path,
+                "line": p.line,
+                "hint": p.hint,
+            }
+            for p in problems
+        ]
+        click.echo(json.dumps({"task": str(task), "findings": rows}, indent=2))
+    else:
+        for problem in problems:
+            click.echo(problem.render(), err=str(problem.severity) == "error")
+        click.echo(
+            f"{task} dataset {path}: {_count(len(errors), 'error')}, "
+            f"{_count(len(warnings), 'warning')}"
+        )
+    if errors:
+        raise SystemExit(1)
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
