@@ -143,15 +143,19 @@ def test_duplicate_ids_are_a_warning_with_count_and_first_ids(
     ]
 
 
-def test_a_file_with_bare_cr_line_ends_is_read_whole(tmp_path: Path, perfect: Path) -> None:
+def test_a_file_with_bare_cr_line_ends_is_not_taken_for_a_torn_line(
+    tmp_path: Path, perfect: Path
+) -> None:
     lines = perfect.read_text(encoding="utf-8").splitlines()
     old_mac = tmp_path / "cr.jsonl"
     old_mac.write_bytes("\r".join(lines).encode("utf-8"))  # no line end after the last
-    index = index_outputs(old_mac, tolerate_torn_tail=True)
-    assert (len(index.offsets), index.torn_tail) == (len(lines), False)
-    result = score_outputs(old_mac, load_dataset(), AST, tmp_path / "out")
-    assert result.warnings == ()
-    assert result.summary["overall"]["micro"]["accuracy"] == 1.0
+    with pytest.raises(DataError) as caught:
+        index_outputs(old_mac, tolerate_torn_tail=True)
+    assert caught.value.line == 1 and "carriage returns (CR)" in caught.value.message
+    result = run_cli("score", str(old_mac), "--check", "ast", "--out", str(tmp_path / "o"))
+    assert result.exit_code == 1
+    assert f"{old_mac}, line 1" in result.stderr and "LF" in result.stderr
+    assert not (tmp_path / "o").exists()
 
 
 def _strict(text: str) -> Any:

@@ -3,12 +3,15 @@
 Implementations live in a functions directory (`functions/` beside the dataset by default).
 Nothing is ever run in the harness's own process: an `Executor` owns a pool of worker
 processes (`tfce_eval.exec.pool`), each importing the directory as a private package
-(`tfce_eval.exec.worker`), and sends them only the decoded literal arguments. A call that
-raises, runs out of time or memory, or kills its worker is an outcome, never an exception.
+(`tfce_eval.exec.worker`) in the sandbox of `tfce_eval.exec.sandbox`, and sends them only
+the decoded literal arguments. A call that raises, runs out of time or memory, or kills its
+worker is an outcome, never an exception; the last is marked `harness_failure`, which the
+judge turns into a HarnessError rather than the model's error.
 
 An item is exec-valid when the model made as many calls as expected and each model call can
 be paired with an expected call of the same function whose result equals its own (SPEC 5.4's
-rules, numbers within 1e-6 relative tolerance). The AST checker's pairing is used when it has
+rules, numbers within 1e-6 relative tolerance, see `tfce_eval.exec.judge`); only calls to a
+function the expected calls name are run. The AST checker's pairing is used when it has
 one; otherwise, or when that pairing does not hold on results, calls are paired by a maximum
 bipartite matching on equal results.
 """
@@ -157,7 +160,7 @@ class Executor:
             payloads = list(to_send)
             replies = self._request(payloads)
             for payload, reply in zip(payloads, replies, strict=True):
-                outcome = ExecOutcome(reply.ok, reply.value, reply.error)
+                outcome = ExecOutcome(reply.ok, reply.value, reply.error, reply.harness_failure)
                 if reply.cacheable:
                     if len(self._cache) >= _CACHE_LIMIT:
                         del self._cache[next(iter(self._cache))]

@@ -5,21 +5,50 @@ check (28 for a float parameter is passed as 28.0, 5.0 for an integer one as 5),
 equivalent arguments reach the implementation in the same form. A ground-truth parameter
 with several acceptable values (BFCL style) gives several expected calls ("variants"); a
 model result equal to any variant's result is right. Nested alternatives are not expanded.
+
+Only functions that the expected calls name are ever looked up (so only their modules are
+imported), and a model call runs only when it calls one of them: the AST check's pairing by
+function name. A call to any other function is never run; it makes the item an
+`exec_mismatch`.
+
+Results are compared by `results_equal`: SPEC 5.4's rules for strings, arrays and objects,
+and numbers within a relative tolerance of 1e-6 only (`EXEC_REL_TOL`), so 1.602e-19 and
+3.2e-19 differ as much as 1.6 and 3.2 do. The one absolute allowance is for an expected
+result of exactly zero: a received magnitude up to 1e-12 (`EXEC_ZERO_ABS_TOL`) is taken as
+the floating-point noise of a zero (`sin(pi)` is 1.2e-16). Integers of any size compare
+exactly, never through a float that would overflow.
+
+A worker that died while running a call is a harness failure: the judge raises HarnessError
+naming the item instead of counting it against the model.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import math
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from typing import Any, Protocol
 
 from tfce_eval.check.matching import max_matching
 from tfce_eval.check.values import CoercionError, coerce
+from tfce_eval.errors import HarnessError
 from tfce_eval.exec.records import ExecOutcome, ExecVerdict
-from tfce_eval.model import Call, ErrorCode, ExpectedCall, FunctionDoc, Item, render_call
-from tfce_eval.schema.equality import EXEC_REL_TOL, values_equal
+from tfce_eval.model import (
+    Call,
+    ErrorCode,
+    ExpectedCall,
+    FunctionDoc,
+    Item,
+    render_call,
+    show_value,
+)
+from tfce_eval.schema.equality import EXEC_REL_TOL, is_number, strings_equal
 from tfce_eval.schema.kinds import Kind, kind_of
+
+#: The one absolute allowance: a received number this close to an expected exact zero.
+EXEC_ZERO_ABS_TOL = 1e-12
 
 
 class CallRunner(Protocol):
@@ -93,8 +122,49 @@ def expected_variants(expected: ExpectedCall, doc: FunctionDoc | None) -> list[d
     ]
 
 
+def numbers_close(expected: float, received: float, rel_tol: float = EXEC_REL_TOL) -> bool:
+    """Exec equality of two numbers (see the module docstring); never raises."""
+    if expected == received:  # exact, for ints of any size and for floats
+        return True
+    try:
+        e, r = float(expected), float(received)
+    except OverflowError:
+        # Beyond a float: compare exactly, with the same relative tolerance.
+        if any(isinstance(v, float) and not math.isfinite(v) for v in (expected, received)):
+            return False
+        fe, fr = Fraction(expected), Fraction(received)
+        return abs(fe - fr) <= Fraction(rel_tol) * max(abs(fe), abs(fr))
+    if math.isnan(e) or math.isnan(r) or math.isinf(e) or math.isinf(r):
+        return False  # NaN equals nothing; an infinity only itself (asked above)
+    if expected == 0:
+        return abs(r) <= EXEC_ZERO_ABS_TOL
+    return math.isclose(e, r, rel_tol=rel_tol, abs_tol=0.0)
+
+
+def results_equal(expected: Any, received: Any) -> bool:
+    """Exec equality of two JSON-like results (see the module docstring)."""
+    if isinstance(expected, bool) or isinstance(received, bool):
+        return isinstance(expected, bool) and isinstance(received, bool) and expected == received
+    if is_number(expected) and is_number(received):
+        return numbers_close(expected, received)
+    if isinstance(expected, str) and isinstance(received, str):
+        return strings_equal(expected, received)
+    if isinstance(expected, list | tuple) and isinstance(received, list | tuple):
+        return len(expected) == len(received) and all(
+            results_equal(e, r) for e, r in zip(expected, received, strict=True)
+        )
+    if isinstance(expected, Mapping) and isinstance(received, Mapping):
+        exp = {k: v for k, v in expected.items() if v is not None}
+        rec = {k: v for k, v in received.items() if v is not None}
+        return exp.keys() == rec.keys() and all(results_equal(exp[k], rec[k]) for k in exp)
+    if expected is None or received is None:
+        return expected is None and received is None
+    return bool(expected == received)
+
+
 def _brief(value: Any) -> Any:
-    text = json.dumps(value, ensure_ascii=False, default=repr)
+    """`value` for a record's details; its JSON text, cut, when that is long."""
+    text = show_value(value, None)
     return value if len(text) <= MAX_DETAIL_CHARS else text[: MAX_DETAIL_CHARS - 1] + "…"
 
 
@@ -102,6 +172,23 @@ def _record(call: str, outcome: ExecOutcome) -> dict[str, Any]:
     if outcome.ok:
         return {"call": call, "result": _brief(outcome.value)}
     return {"call": call, "error": outcome.error}
+
+
+#: The outcome recorded for a model call that was not run (its function is not expected).
+_NOT_RUN = ExecOutcome(False, error="was not run: no expected call names this function")
+
+
+def _stop_on_harness_failure(
+    item: Item, batch: Sequence[Call], outcomes: Sequence[ExecOutcome]
+) -> None:
+    for call, outcome in zip(batch, outcomes, strict=True):
+        if outcome.harness_failure:
+            raise HarnessError(
+                f"item {item.id}: the exec worker {outcome.error} while running "
+                f"{render_call(call.name, call.arguments, 80)}; that is a failure of tfce-eval "
+                "or of the functions directory, not an error of the model. Run "
+                "`tfce-eval call` on that call to see it alone, or score with --check ast"
+            )
 
 
 def _perfect(pairs: Sequence[tuple[int, int]], n: int) -> bool:
@@ -129,16 +216,21 @@ def judge_item(
     variants = [expected_variants(e, item.function(e.name)) for e in expected]
     same_count = len(calls) == len(expected)
     model_args = [model_arguments(c, item.function(c.name)) for c in calls]
+    expected_names = {e.name for e in expected}
+    # Only calls to an expected function run: any other name is never looked up.
+    runnable = [i for i, c in enumerate(calls) if c.name in expected_names] if same_count else []
     batch = [Call(e.name, v) for e, vs in zip(expected, variants, strict=True) for v in vs]
-    if same_count:
-        batch += [Call(c.name, a) for c, a in zip(calls, model_args, strict=True)]
+    batch += [Call(calls[i].name, model_args[i]) for i in runnable]
     outcomes = executor.run(batch)
+    _stop_on_harness_failure(item, batch, outcomes)
     exp_outcomes: list[list[ExecOutcome]] = []
     position = 0
     for vs in variants:
         exp_outcomes.append(outcomes[position : position + len(vs)])
         position += len(vs)
-    got = outcomes[position:]
+    got = [_NOT_RUN] * len(calls) if same_count else []
+    for i, outcome in zip(runnable, outcomes[position:], strict=True):
+        got[i] = outcome
 
     exp_text = [render_call(e.name, vs[0]) for e, vs in zip(expected, variants, strict=True)]
     got_text = [render_call(c.name, a) for c, a in zip(calls, model_args, strict=True)]
@@ -165,6 +257,15 @@ def judge_item(
         return ExecVerdict(
             False, ErrorCode.EXEC_MISMATCH, f"{made}, {len(expected)} expected", details
         )
+    for i, call in enumerate(calls):
+        if call.name not in expected_names:
+            return ExecVerdict(
+                False,
+                ErrorCode.EXEC_MISMATCH,
+                f"call {i + 1} {got_text[i]} is to a function no expected call names "
+                f"({', '.join(sorted(expected_names))}); it was not run",
+                details,
+            )
     for i, outcome in enumerate(got):
         if not outcome.ok:
             return ExecVerdict(
@@ -173,10 +274,7 @@ def judge_item(
 
     equal = [
         [
-            any(
-                t.ok and values_equal(t.value, mine.value, rel_tol=EXEC_REL_TOL)
-                for t in exp_outcomes[j]
-            )
+            any(t.ok and results_equal(t.value, mine.value) for t in exp_outcomes[j])
             for j in range(len(expected))
         ]
         for mine in got
@@ -200,10 +298,10 @@ def judge_item(
         return ExecVerdict(True, None, None, details)
 
     def show(j: int) -> str:
-        return json.dumps(_brief(exp_outcomes[j][0].value), ensure_ascii=False)[:200]
+        return show_value(exp_outcomes[j][0].value, 200)
 
     def mismatch(i: int, j: int) -> ExecVerdict:
-        mine = json.dumps(_brief(got[i].value), ensure_ascii=False)[:200]
+        mine = show_value(got[i].value, 200)
         return ExecVerdict(
             False,
             ErrorCode.EXEC_MISMATCH,

@@ -1,37 +1,53 @@
 """A small pool of worker processes that run dataset functions, with a time limit per request.
 
 One thread in the harness drives the pool: it hands requests to idle workers, waits on their
-pipes and process sentinels with `multiprocessing.connection.wait`, and kills a worker whose
-request outlives its deadline or that stops answering (a fresh one is started when needed).
-Workers start lazily, only when a request needs them, and live until the pool is closed, so
-the start-up cost is paid once per run.
+sockets with `multiprocessing.connection.wait`, and kills a worker whose request outlives
+its deadline or that stops answering (a fresh one is started when needed). Workers start
+lazily, only when a request needs them, and live until the pool is closed, so the start-up
+cost is paid once per run.
 
-Workers come from the `forkserver` start method where the platform has it (cheap starts, and
-never `fork` of a harness that may hold threads or an event loop), else `spawn`.
+Each worker is a fresh interpreter (`subprocess`, never a fork of the harness, which may hold
+threads, an event loop and secrets) running `tfce_eval.exec.worker.main` in a session of its
+own, with the minimal environment of `tfce_eval.exec.sandbox.worker_env`. It talks over a
+socket pair; a second pipe, whose write end only the harness holds, tells it when the
+harness is gone. Stopping a worker kills its whole process tree (`sandbox.kill_tree`).
+
+A reply larger than the result cap is never read into memory; a worker that dies or answers
+nonsense while running a call is a harness failure (`Reply.harness_failure`), which the
+judge never counts against the model.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-import multiprocessing
+import os
 import secrets
 import signal
+import socket
+import subprocess
+import sys
 import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from multiprocessing.connection import Connection, wait
-from multiprocessing.context import ForkServerContext, SpawnContext
-from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any, NoReturn
 
+import tfce_eval
 from tfce_eval.errors import DataError
-from tfce_eval.exec.worker import worker_main
+from tfce_eval.exec.sandbox import kill_tree, worker_env
+from tfce_eval.exec.worker import BOOT, MAX_RESULT_BYTES
+
+#: The largest reply read from a worker: the result cap and room for the envelope.
+MAX_REPLY_BYTES = MAX_RESULT_BYTES + 64 * 1024
+#: Without a pidfd, how often a waiting harness looks whether a worker is still there.
+_POLL_S = 0.2
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Reply:
     """A worker's answer to one request (or the pool's account of why there is none)."""
 
@@ -40,6 +56,8 @@ class Reply:
     error: str | None = None
     #: False when the outcome depends on the machine rather than the call (time, memory, crash).
     cacheable: bool = True
+    #: The worker died or answered nonsense: a failure of the harness, not of the call.
+    harness_failure: bool = False
 
 
 class _State(Enum):
@@ -49,11 +67,19 @@ class _State(Enum):
 
 
 class _Worker:
-    """One worker process and the harness's end of its pipe."""
+    """One worker process, the harness's end of its socket, and a descriptor that becomes
+    readable when the process ends (a pidfd; None where the system has none)."""
 
-    def __init__(self, process: BaseProcess, conn: Connection, deadline: float) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], conn: Connection, deadline: float) -> None:
         self.process = process
         self.conn = conn
+        self.sentinel: int | None = None
+        pidfd_open = getattr(os, "pidfd_open", None)
+        if pidfd_open is not None:
+            try:
+                self.sentinel = int(pidfd_open(process.pid))
+            except OSError:
+                self.sentinel = None
         self.state = _State.STARTING
         self.task: int | None = None
         self.deadline = deadline
@@ -94,7 +120,7 @@ class WorkerPool:
         # A private package name per pool: nothing else in a worker's sys.modules can clash.
         self._package = f"_tfce_functions_{secrets.token_hex(8)}"
         self._workers: list[_Worker] = []
-        self._context: ForkServerContext | SpawnContext | None = None
+        self._lifeline: tuple[int, int] | None = None  # (read, write) ends, see _spawn
         self._broken: str | None = None
         self._broken_hint: str | None = None
 
@@ -102,6 +128,10 @@ class WorkerPool:
         """Stop every worker (they may be in the middle of a call, so they are killed)."""
         for worker in list(self._workers):
             self._kill(worker)
+        if self._lifeline is not None:
+            for fd in self._lifeline:
+                os.close(fd)
+            self._lifeline = None
 
     def request(self, payloads: Sequence[bytes]) -> list[Reply]:
         """Send each JSON-encoded request to a worker; replies come back in request order.
@@ -127,39 +157,57 @@ class WorkerPool:
 
     # -- workers -------------------------------------------------------------------------
 
-    def _get_context(self) -> ForkServerContext | SpawnContext:
-        if self._context is None:
-            if "forkserver" in multiprocessing.get_all_start_methods():
-                self._context = multiprocessing.get_context("forkserver")
-            else:
-                self._context = multiprocessing.get_context("spawn")
-        return self._context
+    def _spawn(self) -> _Worker:
+        if self._lifeline is None:
+            # One pipe for all workers; only the harness holds its write end (never
+            # inherited: os.pipe descriptors are not), so its death is their end-of-file.
+            self._lifeline = os.pipe()
+        lifeline_r = self._lifeline[0]
+        ours, theirs = socket.socketpair()
+        package_root = Path(tfce_eval.__file__).resolve().parent.parent
+        try:
+            process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-c",
+                    BOOT,
+                    str(theirs.fileno()),
+                    str(lifeline_r),
+                    str(self._directory),
+                    self._package,
+                    str(self._memory_mb),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                pass_fds=(theirs.fileno(), lifeline_r),
+                env=worker_env(os.environ, package_root),
+                start_new_session=True,  # its own session and process group
+            )
+        finally:
+            theirs.close()  # so the worker's death shows as end-of-file on our end
+        deadline = time.monotonic() + self._startup_timeout_s
+        return _Worker(process, Connection(ours.detach()), deadline)
 
     def _start_workers(self, n_pending: int) -> None:
         # Idle and still-starting workers will take pending requests; start only the rest.
         available = sum(1 for w in self._workers if w.state is not _State.BUSY)
         wanted = min(self._max_workers - len(self._workers), n_pending - available)
         for _ in range(max(0, wanted)):
-            context = self._get_context()
-            parent_end, child_end = context.Pipe(duplex=True)
-            process = context.Process(
-                target=worker_main,
-                args=(child_end, str(self._directory), self._package, self._memory_mb),
-                name="tfce-exec-worker",
-                daemon=True,
-            )
-            process.start()
-            child_end.close()  # so the worker's death shows as end-of-file on our end
-            deadline = time.monotonic() + self._startup_timeout_s
-            self._workers.append(_Worker(process, parent_end, deadline))
+            self._workers.append(self._spawn())
 
     def _kill(self, worker: _Worker) -> None:
         if worker in self._workers:
             self._workers.remove(worker)
-        if worker.process.is_alive():
-            worker.process.kill()
-        worker.process.join(timeout=5.0)
+        if worker.process.poll() is None:
+            kill_tree(worker.process.pid)
+        # Unkillable for now (stuck in the kernel) leaves it to the kernel: its tree is dead.
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            worker.process.wait(timeout=5.0)
         worker.conn.close()
+        if worker.sentinel is not None:
+            os.close(worker.sentinel)
+            worker.sentinel = None
 
     def _fail_start(self, message: str, hint: str | None = None) -> NoReturn:
         self._broken = message
@@ -194,13 +242,23 @@ class WorkerPool:
         by_handle: dict[Any, _Worker] = {}
         for worker in active:
             by_handle[worker.conn] = worker
-            by_handle[worker.process.sentinel] = worker
+            if worker.sentinel is not None:
+                by_handle[worker.sentinel] = worker
         timeout = max(0.0, min(w.deadline for w in active) - time.monotonic())
+        if any(w.sentinel is None for w in active):
+            timeout = min(timeout, _POLL_S)  # no pidfd: look at the processes now and then
         ready = wait(list(by_handle), timeout)
         woken: list[_Worker] = []
         for handle in ready:
             worker = by_handle[handle]
             if worker not in woken:
+                woken.append(worker)
+        for worker in active:
+            if (
+                worker not in woken
+                and worker.sentinel is None
+                and worker.process.poll() is not None
+            ):
                 woken.append(worker)
         for worker in woken:
             self._read(worker, replies)
@@ -225,22 +283,25 @@ class WorkerPool:
         message: dict[str, Any] | None = None
         try:
             if not worker.conn.poll():
-                if worker.process.is_alive():
+                if worker.process.poll() is None:
                     return  # nothing to read yet
                 raise EOFError
-            data = worker.conn.recv_bytes()
-        except (EOFError, OSError):
-            worker.process.join(timeout=5.0)
-            self._lost(
-                worker,
-                replies,
-                f"stopped its worker process ({_exit_text(worker.process.exitcode)})",
-            )
+            data = worker.conn.recv_bytes(MAX_REPLY_BYTES)
+        except (EOFError, OSError) as exc:
+            if str(exc) == "bad message length":
+                # multiprocessing refuses a message over the cap without reading it.
+                self._lost(worker, replies, "sent a reply larger than the result cap")
+                return
+            try:
+                code = worker.process.wait(timeout=5.0)
+            except subprocess.TimeoutExpired:
+                code = None
+            self._lost(worker, replies, f"stopped its worker process ({_exit_text(code)})")
             return
         try:
             decoded = json.loads(data)
             message = decoded if isinstance(decoded, dict) else None
-        except ValueError:
+        except (ValueError, RecursionError):
             message = None
         if message is None:
             self._lost(worker, replies, "got an unreadable reply from its worker process")
@@ -265,12 +326,11 @@ class WorkerPool:
     def _lost(self, worker: _Worker, replies: list[Reply | None], error: str) -> None:
         """The worker is gone or unusable: fail its request (or the start-up) and drop it."""
         if worker.state is _State.STARTING:
+            why = error.removeprefix("stopped its worker process ").strip("()")
             self._fail_start(
-                f"a worker process {error.removeprefix('stopped its worker process ')} "
-                "before it had imported the functions directory",
-                hint="a script that uses the exec checker must guard its main code with "
-                "`if __name__ == '__main__':` (worker processes import the main module)",
+                f"a worker process stopped before it had imported the functions directory ({why})",
+                hint="check that `python -c 'import tfce_eval'` works in this environment",
             )
         assert worker.task is not None
-        replies[worker.task] = Reply(ok=False, error=error, cacheable=False)
+        replies[worker.task] = Reply(ok=False, error=error, cacheable=False, harness_failure=True)
         self._kill(worker)

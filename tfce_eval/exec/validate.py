@@ -11,12 +11,11 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from tfce_eval.dataset.validate import Finding, Level
 from tfce_eval.errors import DataError
 from tfce_eval.exec.executor import Executor
 from tfce_eval.exec.judge import expected_variants
 from tfce_eval.exec.records import ExecOptions, ExecOutcome
-from tfce_eval.model import Call, FunctionDoc, Item, render_call
+from tfce_eval.model import Call, Finding, FunctionDoc, Item, Level, render_call
 from tfce_eval.schema.equality import values_equal
 
 if TYPE_CHECKING:
@@ -28,7 +27,7 @@ _VARIADIC = ("VAR_POSITIONAL", "VAR_KEYWORD")
 def doc_problems(doc: FunctionDoc, signature: ExecOutcome) -> list[tuple[Level, str]]:
     """(level, message) for each way `doc` and the implementation's signature disagree."""
     if not signature.ok or not isinstance(signature.value, Mapping):
-        return [("error", f"function {doc.name}: cannot read its signature: {signature.error}")]
+        return [(Level.ERROR, f"function {doc.name}: cannot read its signature: {signature.error}")]
     info = signature.value
     params: list[Mapping[str, Any]] = [p for p in info.get("params", []) if isinstance(p, Mapping)]
     where = f"function {doc.name} ({info.get('file', '?')}:{info.get('line', '?')})"
@@ -40,16 +39,18 @@ def doc_problems(doc: FunctionDoc, signature: ExecOutcome) -> list[tuple[Level, 
         name, kind = str(param.get("name")), param.get("kind")
         if kind == "POSITIONAL_ONLY":
             problems.append(
-                ("error", f"{where}: parameter {name} is positional-only; calls pass keywords")
+                (Level.ERROR, f"{where}: parameter {name} is positional-only; calls pass keywords")
             )
         elif kind in _VARIADIC or not param.get("required"):
             continue
         elif name not in props:
-            problems.append(("error", f"{where}: requires {name}, which the doc does not declare"))
+            problems.append(
+                (Level.ERROR, f"{where}: requires {name}, which the doc does not declare")
+            )
         elif name not in required:
             problems.append(
                 (
-                    "error",
+                    Level.ERROR,
                     f"{where}: {name} is optional in the doc but required by the implementation; "
                     "list it in the doc's `required` or give it a default",
                 )
@@ -59,7 +60,10 @@ def doc_problems(doc: FunctionDoc, signature: ExecOutcome) -> list[tuple[Level, 
         if impl is None:
             if not takes_any:
                 problems.append(
-                    ("error", f"{where}: the doc declares {name}, which the function does not take")
+                    (
+                        Level.ERROR,
+                        f"{where}: the doc declares {name}, which the function does not take",
+                    )
                 )
             continue
         if (
@@ -70,7 +74,7 @@ def doc_problems(doc: FunctionDoc, signature: ExecOutcome) -> list[tuple[Level, 
         ):
             problems.append(
                 (
-                    "warning",
+                    Level.WARNING,
                     f"{where}: {name} defaults to {json.dumps(schema['default'])} in the doc "
                     f"but to {json.dumps(impl['default'])} in the implementation",
                 )
@@ -116,7 +120,7 @@ def exec_findings(dataset: Dataset, options: ExecOptions) -> list[Finding]:
                     status, why = executor.resolution(doc.name)
                     if status == "broken" and doc.name not in seen_broken:
                         seen_broken.add(doc.name)
-                        add("error", f"function {doc.name} cannot be run: {why}", item)
+                        add(Level.ERROR, f"function {doc.name} cannot be run: {why}", item)
                     if status != "ok":
                         continue
                     for level, message in doc_problems(doc, executor.signature(doc.name)):
@@ -127,12 +131,12 @@ def exec_findings(dataset: Dataset, options: ExecOptions) -> list[Finding]:
                         jobs.append((item, j, Call(expected.name, arguments)))
             outcomes = executor.run([call for _, _, call in jobs])
     except DataError as exc:
-        add("error", exc.message, path=exc.path, hint=exc.hint)
+        add(Level.ERROR, exc.message, path=exc.path, hint=exc.hint)
         return findings
     for (item, j, call), outcome in zip(jobs, outcomes, strict=True):
         if not outcome.ok:
             add(
-                "error",
+                Level.ERROR,
                 f"ground-truth call {j + 1} {render_call(call.name, call.arguments)} "
                 f"{outcome.error}",
                 item,

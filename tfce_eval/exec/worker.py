@@ -1,13 +1,17 @@
 """The worker side of exec checking: imports a functions directory and runs calls on request.
 
-`worker_main` is the entry point of a worker process started by `tfce_eval.exec.pool`; the
-harness's own process imports this module only for the pure helpers (`check_name`,
-`to_json_like`) and never runs a dataset function itself.
+`main` is the entry point of a worker process, a fresh interpreter that
+`tfce_eval.exec.pool` starts (`python -c ...`, see `BOOT`) in a session of its own with a
+minimal environment; `tfce_eval.exec.sandbox` says what limits it. The harness's own process
+never imports this module's callers' functions and never runs a dataset function itself.
 
 The functions directory is imported as a package from its path under a private name chosen by
 the harness, so `units.dbm_to_watts` means `<dir>/units.py` and never a module found on
-`sys.path` (a doc named `math.db_to_linear` cannot reach the standard library). Requests and
-replies are JSON documents, so only JSON-like data crosses the pipe in either direction.
+`sys.path` (a doc named `math.db_to_linear` cannot reach the standard library). A module is
+located before it is imported: one whose file (or a parent package) resolves outside the
+directory, through a symbolic link for example, is refused without running any of it.
+Requests and replies are JSON documents, so only JSON-like data crosses the pipe in either
+direction, and a result is capped (`MAX_RESULT_BYTES` of JSON).
 
 Requests: `{"op": "resolve" | "call" | "signature", "name": ..., "arguments": {...}}`.
 Replies: `{"ok": true, "value": ...}` or `{"ok": false, "error": "...", "cacheable": bool,
@@ -22,69 +26,90 @@ import importlib.machinery
 import importlib.util
 import inspect
 import json
-import keyword
-import multiprocessing
 import os
-import re
 import signal
 import sys
 import threading
-from collections.abc import Callable, Mapping
-from multiprocessing.connection import Connection, wait
+from collections.abc import Callable, Mapping, Sequence
+from multiprocessing.connection import Connection
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from tfce_eval.exec.names import check_name
+from tfce_eval.exec.sandbox import (
+    become_subreaper,
+    has_children,
+    kill_descendants,
+    limit_resources,
+    reap_children,
+)
+
 #: How deep a result may nest before it is refused (also stops cyclic lists).
 MAX_RESULT_DEPTH = 100
+#: The largest result a call may return, as UTF-8 JSON: a bigger one is an error.
+MAX_RESULT_BYTES = 1_000_000
 #: Exception messages are cut to this many characters.
 MAX_MESSAGE_CHARS = 500
+#: The program a worker process runs: argv is (connection fd, lifeline fd, functions
+#: directory, package name, memory limit in MB).
+BOOT = "import sys; from tfce_eval.exec.worker import main; main(sys.argv[1:])"
 
-_NAME_PART = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+class ResultTooLarge(ValueError):
+    """A result larger than MAX_RESULT_BYTES (found while it is converted, not after)."""
 
 
-def check_name(name: str) -> str | None:
-    """Why `name` may not be looked up in a functions directory, or None when it may.
+def _size_error() -> ResultTooLarge:
+    return ResultTooLarge(f"returned a result larger than {MAX_RESULT_BYTES:,} bytes of JSON")
 
-    A name is one or more ASCII identifiers joined by dots; no part may start with `_`
-    (private) or be empty (so `..evil` and `a..b` never reach outside the directory).
+
+def to_json_like(value: Any, depth: int = 0, budget: list[int] | None = None) -> Any:
+    """`value` as plain JSON-like data (tuples become lists); TypeError/ValueError if it is not.
+
+    `budget`: a one-element list of the bytes still allowed; each part found is charged
+    (roughly its JSON size), and ResultTooLarge is raised as soon as it runs out, so a huge
+    result is refused before a copy of it is made.
     """
-    if not name:
-        return "the function name is empty"
-    if len(name) > 200:
-        return "the function name is longer than 200 characters"
-    for part in name.split("."):
-        if not part:
-            return f"{name!r} is not a function name (empty part between dots)"
-        if part.startswith("_"):
-            return f"{name!r} is private (a part starts with '_')"
-        if not _NAME_PART.fullmatch(part) or keyword.iskeyword(part):
-            return f"{name!r} is not a dotted Python name"
-    return None
-
-
-def to_json_like(value: Any, depth: int = 0) -> Any:
-    """`value` as plain JSON-like data (tuples become lists); TypeError/ValueError if it is not."""
+    if budget is None:
+        budget = [MAX_RESULT_BYTES]
     if depth > MAX_RESULT_DEPTH:
         raise ValueError(f"nested deeper than {MAX_RESULT_DEPTH} levels")
     if value is None or isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        return float(value)
-    if isinstance(value, str):
-        return str(value)
-    if isinstance(value, list | tuple):
-        return [to_json_like(v, depth + 1) for v in value]
-    if isinstance(value, dict):
+        budget[0] -= 5
+        out_value: Any = value
+    elif isinstance(value, int):
+        budget[0] -= 2 + value.bit_length() // 3
+        out_value = int(value)
+    elif isinstance(value, float):
+        budget[0] -= 24
+        out_value = float(value)
+    elif isinstance(value, str):
+        budget[0] -= 2 + len(value)
+        if budget[0] < 0:
+            raise _size_error()
+        out_value = str(value)
+    elif isinstance(value, list | tuple):
+        budget[0] -= 2 + len(value)
+        if budget[0] < 0:
+            raise _size_error()
+        out_value = [to_json_like(v, depth + 1, budget) for v in value]
+    elif isinstance(value, dict):
+        budget[0] -= 2 + len(value)
+        if budget[0] < 0:
+            raise _size_error()
         out: dict[str, Any] = {}
         for key, item in value.items():
             if not isinstance(key, str):
                 raise TypeError(f"a dict key is {type(key).__name__} {key!r}, not a string")
-            out[str(key)] = to_json_like(item, depth + 1)
-        return out
-    raise TypeError(f"{type(value).__name__} is not JSON-like")
+            budget[0] -= 4 + len(key)
+            out[str(key)] = to_json_like(item, depth + 1, budget)
+        out_value = out
+    else:
+        raise TypeError(f"{type(value).__name__} is not JSON-like")
+    if budget[0] < 0:
+        raise _size_error()
+    return out_value
 
 
 def describe_exception(exc: BaseException) -> str:
@@ -127,6 +152,8 @@ class FunctionsPackage:
 
     def _import(self) -> ModuleType:
         init = self.directory / "__init__.py"
+        if init.is_file() and not init.resolve().is_relative_to(self.directory):
+            raise ImportError("its __init__.py is a link to a file outside the directory")
         locations = [str(self.directory)]
         spec: importlib.machinery.ModuleSpec | None
         if init.is_file():
@@ -152,6 +179,27 @@ class FunctionsPackage:
             Path(p).resolve().is_relative_to(self.directory) for p in places
         )
 
+    def _locate(self, parts: Sequence[str]) -> tuple[str, str] | None:
+        """(status, message) when the module `parts` names may not be imported: it is not in
+        the directory, or its file (or a parent package) lies outside it. Nothing is run."""
+        locations: list[str] | None = [str(self.directory)]
+        for i in range(len(parts)):
+            dotted = ".".join(parts[: i + 1])
+            if locations is None:
+                return "missing", f"there is no module {dotted} in the functions directory"
+            spec = importlib.machinery.PathFinder.find_spec(f"{self.package}.{dotted}", locations)
+            if spec is None:
+                return "missing", f"there is no module {dotted} in the functions directory"
+            places = list(spec.submodule_search_locations or [])
+            if spec.origin and spec.has_location:
+                places.append(spec.origin)
+            if not places or not all(
+                Path(p).resolve().is_relative_to(self.directory) for p in places
+            ):
+                return "missing", f"module {dotted} is outside the functions directory"
+            locations = list(spec.submodule_search_locations or []) or None
+        return None
+
     def _owns(self, func: Callable[..., Any]) -> bool:
         origin = getattr(func, "__module__", None) or ""
         return origin == self.package or origin.startswith(self.package + ".")
@@ -166,6 +214,9 @@ class FunctionsPackage:
         if path:
             dotted = ".".join(path)
             full = f"{self.package}.{dotted}"
+            refused = self._locate(path)
+            if refused is not None:
+                return refused[0], refused[1], None
             try:
                 module = importlib.import_module(full)
             except ModuleNotFoundError as exc:
@@ -223,6 +274,8 @@ class FunctionsPackage:
             return _error(failure, cacheable=not restart, restart=restart)
         try:
             return {"ok": True, "value": to_json_like(value)}
+        except ResultTooLarge as exc:
+            return _error(str(exc))
         except (TypeError, ValueError, RecursionError) as exc:
             return _error(f"returned a result that is not JSON-like: {exc}")
 
@@ -287,11 +340,14 @@ def _drop_nulls(func: Callable[..., Any], arguments: Mapping[str, Any]) -> dict[
 
 def _encode(reply: Mapping[str, Any]) -> bytes:
     try:
-        return json.dumps(reply, ensure_ascii=False).encode("utf-8")
+        data = json.dumps(reply, ensure_ascii=False).encode("utf-8", "backslashreplace")
     except (TypeError, ValueError, RecursionError, MemoryError) as exc:
         restart = isinstance(exc, MemoryError)
         fallback = _error(f"returned a result that cannot be encoded: {exc}", restart=restart)
         return json.dumps(fallback, ensure_ascii=False).encode("utf-8")
+    if len(data) > MAX_RESULT_BYTES + 4096:
+        return json.dumps(_error(str(_size_error()))).encode("utf-8")
+    return data
 
 
 def _silence_standard_streams() -> None:
@@ -305,45 +361,41 @@ def _silence_standard_streams() -> None:
             os.close(null)
 
 
-def _limit_memory(memory_mb: int) -> None:
-    try:
-        import resource
-    except ImportError:  # not on this platform: no memory limit
-        return
-    limit = memory_mb * 1024 * 1024
-    try:
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-    except (ValueError, OSError):
-        return
-
-
-def _exit_when_orphaned() -> None:
-    # If the harness is killed, a call stuck in a loop would otherwise run on with nobody to
-    # read its answer. The parent's sentinel becomes ready when the harness process is gone.
-    parent = multiprocessing.parent_process()
-    if parent is None:
-        return
-    wait([parent.sentinel])
+def _exit_with_the_harness(lifeline: int) -> None:
+    # The harness holds the only write end of this pipe: end-of-file means it is gone, and a
+    # call stuck in a loop would otherwise run on with nobody to read its answer.
+    with contextlib.suppress(OSError):
+        while os.read(lifeline, 1):
+            pass
+    kill_descendants(os.getpid())
     os._exit(1)
 
 
-def worker_main(conn: Connection, functions_dir: str, package: str, memory_mb: int) -> None:
+def _clean_up_children() -> None:
+    """Kill whatever a call left running (a function's own subprocesses included)."""
+    if has_children():
+        kill_descendants(os.getpid())
+        reap_children()
+
+
+def main(argv: Sequence[str]) -> None:
     """Entry point of a worker process: import the directory, then answer requests until EOF."""
+    conn_fd, lifeline, functions_dir, package, memory_mb = argv
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the harness handles Ctrl-C and kills us
     _silence_standard_streams()
     sys.dont_write_bytecode = True  # leave no __pycache__ in the dataset's directory
-    threading.Thread(target=_exit_when_orphaned, daemon=True).start()
-    _limit_memory(memory_mb)
+    become_subreaper()
+    threading.Thread(target=_exit_with_the_harness, args=(int(lifeline),), daemon=True).start()
+    limit_resources(int(memory_mb))
+    conn = Connection(int(conn_fd))
     try:
-        functions = FunctionsPackage(Path(functions_dir), package, memory_mb)
+        functions = FunctionsPackage(Path(functions_dir), package, int(memory_mb))
     except BaseException as exc:  # any failure of the directory is reported, not raised
         where = _where(exc, Path(functions_dir))
         message = f"the functions package cannot be imported: {describe_exception(exc)}{where}"
         conn.send_bytes(_encode(_error(message)))
         return
+    _clean_up_children()
     conn.send_bytes(_encode({"ok": True}))
     while True:
         try:
@@ -355,6 +407,7 @@ def worker_main(conn: Connection, functions_dir: str, package: str, memory_mb: i
         except ValueError:
             request = {}
         reply = functions.handle(request if isinstance(request, dict) else {})
+        _clean_up_children()
         conn.send_bytes(_encode(reply))
         if reply.get("restart"):
             return

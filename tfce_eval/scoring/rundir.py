@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import DataError
+from tfce_eval.jsonl import JsonLines, LineReader, Record, json_type
 from tfce_eval.model import Category, ErrorCode, ScoreRecord
 from tfce_eval.scoring.writing import AtomicLines, dumps, write_json, write_text_atomic
 
@@ -133,44 +134,27 @@ def read_scores(path: Path) -> list[ScoreRecord]:
     return records
 
 
-def iter_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield (line number, object) for each non-blank line; any bad line is a DataError."""
-    try:
-        fh = path.open("rb")
-    except FileNotFoundError:
-        raise DataError("file not found", path=str(path)) from None
-    with fh:
-        for line_no, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            yield line_no, _parse_line(raw, path, line_no)
-
-
-def _parse_line(raw: bytes, path: Path, line_no: int) -> dict[str, Any]:
-    try:
-        obj = json.loads(raw.decode("utf-8-sig" if line_no == 1 else "utf-8"))
-    except UnicodeDecodeError as exc:
+def _object(record: Record, path: Path) -> dict[str, Any]:
+    """The JSON object a line holds; DataError naming the file and line otherwise."""
+    if record.error is not None:
+        raise DataError(record.error, path=str(path), line=record.line, hint=record.hint)
+    if not isinstance(record.value, dict):
         raise DataError(
-            f"not UTF-8 ({exc.reason} at byte {exc.start})",
+            f"expected a JSON object, found {json_type(record.value)}",
             path=str(path),
-            line=line_no,
-            hint="save the file as UTF-8",
-        ) from None
-    except json.JSONDecodeError as exc:
-        raise DataError(
-            f"bad JSON: {exc.msg} (column {exc.colno})",
-            path=str(path),
-            line=line_no,
-            hint="each line must be one complete JSON object",
-        ) from None
-    if not isinstance(obj, dict):
-        raise DataError(
-            f"expected a JSON object, found {type(obj).__name__}",
-            path=str(path),
-            line=line_no,
+            line=record.line,
             hint='each line must be an object such as {"id": ..., "calls": [...]}',
         )
-    return obj
+    return record.value
+
+
+def iter_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (line number, object) for each non-blank line; any bad line is a DataError.
+
+    Read by the one JSON Lines reader (`tfce_eval.jsonl`), within its size and depth limits.
+    """
+    for record in JsonLines(path):
+        yield record.line, _object(record, path)
 
 
 @dataclass(frozen=True)
@@ -178,9 +162,7 @@ class OutputsIndex:
     """Where each item's answer is in an outputs file: id -> (byte offset, line number).
 
     Kept instead of the answers themselves so that 100,000 items can be scored in little
-    memory: an answer is read back when its item is checked. `lengths` holds the length in
-    bytes of the lines that do not end in a newline (a bare CR, as in an old Mac file, or
-    the end of the file); the others run to their newline. `duplicates`: ids answered on
+    memory: an answer is read back when its item is checked. `duplicates`: ids answered on
     more than one line, in file order (the last line counts).
     """
 
@@ -188,20 +170,23 @@ class OutputsIndex:
     offsets: Mapping[str, tuple[int, int]]
     torn_tail: bool  # the file ends in an incomplete line (a run was killed mid-write)
     duplicates: tuple[str, ...] = ()
-    lengths: Mapping[str, int] | None = None
 
     @contextmanager
     def reader(self) -> Iterator[Callable[[str], dict[str, Any]]]:
         """`with index.reader() as read: read(item_id)`: one open file for many reads."""
-        lengths = self.lengths
-        with self.path.open("rb") as fh:
+        with LineReader() as lines:
 
             def read(item_id: str) -> dict[str, Any]:
                 offset, line_no = self.offsets[item_id]
-                fh.seek(offset)
-                length = None if lengths is None else lengths.get(item_id)
-                raw = fh.readline() if length is None else fh.read(length)
-                return _parse_line(raw, self.path, line_no)
+                try:
+                    record = lines.record(self.path, offset, line_no)
+                except OSError as exc:
+                    raise DataError(
+                        f"cannot read the file: {exc.strerror or exc}",
+                        path=str(self.path),
+                        line=line_no,
+                    ) from None
+                return _object(record, self.path)
 
             yield read
 
@@ -212,80 +197,35 @@ class OutputsIndex:
                 yield item_id, read(item_id)
 
 
-def _split_lines(fh: Any) -> Iterator[tuple[int, bytes, bool]]:
-    """(byte offset, line, ended) for each line; a bare CR ends a line as LF and CRLF do
-    (JSON text never holds a raw CR, so a CR inside a line can only be a line end)."""
-    offset = 0
-    for raw in fh:
-        ended = raw.endswith(b"\n")
-        body = raw.rstrip(b"\n").rstrip(b"\r") if ended else raw
-        if b"\r" not in body:
-            yield offset, raw, ended
-        else:
-            parts = raw.split(b"\r")
-            position = offset
-            for i, part in enumerate(parts):
-                last = i == len(parts) - 1
-                if last and not part:
-                    break  # the line ended in CR: nothing after it
-                if last and part == b"\n":
-                    break  # CRLF
-                yield position, part, (not last) or ended
-                position += len(part) + 1
-        offset += len(raw)
-
-
 def index_outputs(path: Path, *, tolerate_torn_tail: bool = False) -> OutputsIndex:
     """Index an outputs file by id. A later line for the same id replaces an earlier one
     (and the id is listed in `duplicates`, for a warning).
 
-    `tolerate_torn_tail`: a last line without its line end that is not valid JSON is dropped
-    (what a killed run leaves); otherwise it is an error like any bad line.
+    `tolerate_torn_tail`: a last line without its newline that is not valid JSON is dropped
+    (what a killed run leaves); otherwise it is an error like any bad line. A file whose
+    lines end in a bare CR is an error that says so, never taken for a torn line.
     """
     offsets: dict[str, tuple[int, int]] = {}
-    lengths: dict[str, int] = {}
     duplicates: dict[str, None] = {}
-    torn = False
-    try:
-        fh = path.open("rb")
-    except FileNotFoundError:
-        raise DataError(
-            "file not found", path=str(path), hint="give the path of an outputs file"
-        ) from None
-    with fh:
-        for line_no, (start, raw, ended) in enumerate(_split_lines(fh), start=1):
-            if not raw.strip():
-                continue
-            if tolerate_torn_tail and not ended:
-                try:
-                    obj = _parse_line(raw, path, line_no)
-                except DataError:
-                    torn = True
-                    break
-            else:
-                obj = _parse_line(raw, path, line_no)
-            item_id = obj.get("id")
-            if not isinstance(item_id, str | int) or isinstance(item_id, bool):
-                raise DataError(
-                    "the line has no id",
-                    path=str(path),
-                    line=line_no,
-                    hint='every line needs the id of the item it answers: {"id": "...", ...}',
-                )
-            key = str(item_id)
-            if key in offsets:
-                duplicates[key] = None
-            offsets[key] = (start, line_no)
-            if not raw.endswith(b"\n"):
-                lengths[key] = len(raw)  # ended by a bare CR (or the file's end)
-            else:
-                lengths.pop(key, None)
+    if not path.exists():
+        raise DataError("file not found", path=str(path), hint="give the path of an outputs file")
+    lines = JsonLines(path, torn_tail_ok=tolerate_torn_tail)
+    for record in lines:
+        obj = _object(record, path)
+        item_id = obj.get("id")
+        if not isinstance(item_id, str | int) or isinstance(item_id, bool):
+            raise DataError(
+                "the line has no id",
+                path=str(path),
+                line=record.line,
+                hint='every line needs the id of the item it answers: {"id": "...", ...}',
+            )
+        key = str(item_id)
+        if key in offsets:
+            duplicates[key] = None
+        offsets[key] = (record.offset, record.line)
     return OutputsIndex(
-        path=path,
-        offsets=offsets,
-        torn_tail=torn,
-        duplicates=tuple(duplicates),
-        lengths=lengths or None,
+        path=path, offsets=offsets, torn_tail=lines.torn_tail, duplicates=tuple(duplicates)
     )
 
 
@@ -310,7 +250,7 @@ def truncate_torn_tail(path: Path) -> bool:
             pos -= step
             fh.seek(pos)
             chunk = fh.read(step)
-            idx = max(chunk.rfind(b"\n"), chunk.rfind(b"\r"))  # a bare CR ends a line too
+            idx = chunk.rfind(b"\n")
             if idx != -1:
                 end_of_last_complete = pos + idx + 1
                 break
