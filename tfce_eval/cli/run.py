@@ -25,6 +25,7 @@ from tfce_eval.cli.options import (
     timeout_option,
 )
 from tfce_eval.cli.render import print_warnings, stdout_console
+from tfce_eval.errors import UsageError
 from tfce_eval.model import AnswerStyle
 from tfce_eval.providers import Mode, RequestOptions, ToolChoice
 from tfce_eval.report import load_run, render_table
@@ -33,6 +34,7 @@ from tfce_eval.run.retry import RetryPolicy
 from tfce_eval.run.runner import RunConfig, RunResult, run_eval
 from tfce_eval.run.runner import dump_request as request_for
 from tfce_eval.scoring.options import CheckMode
+from tfce_eval.tasks import TaskKind, resolve_data
 
 
 class _Temperature(click.ParamType[float | None]):
@@ -52,6 +54,16 @@ class _Temperature(click.ParamType[float | None]):
         if not 0 <= number <= 2:
             self.fail(f"{number} is outside 0..2", param, ctx)
         return number
+
+
+def _fc_data(data: str | None) -> Path | None:
+    """`--data` (a directory or builtin:NAME) as the function-calling dataset's directory."""
+    ref = resolve_data(data)
+    if ref.task is not TaskKind.FC:
+        raise UsageError(
+            f"--data {data}: a {ref.task} dataset; `run` asks function-calling datasets"
+        )
+    return ref.path
 
 
 def _split_ids(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -171,7 +183,7 @@ def run_command(
     model: str,
     mode: str,
     categories: tuple[str, ...],
-    data: Path | None,
+    data: str | None,
     questions: tuple[Path, ...],
     answers: tuple[Path, ...],
     answer_style: str | None,
@@ -211,7 +223,7 @@ def run_command(
     config = RunConfig(
         model=model,
         mode=Mode(mode),
-        data=data,
+        data=_fc_data(data),
         questions=questions,
         answers=answers,
         answer_style=AnswerStyle(answer_style) if answer_style else None,
