@@ -6,6 +6,10 @@ says what went wrong in one line, and never writes the key anywhere.
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -15,8 +19,9 @@ import pytest
 from fakeserver import FakeConfig, FakeServer
 
 from tfce_eval.dataset.load import load_dataset
-from tfce_eval.errors import UsageError
+from tfce_eval.errors import RunError, UsageError
 from tfce_eval.run.appender import OutputsAppender
+from tfce_eval.run.lock import RunLock
 from tfce_eval.run.retry import RetryPolicy
 from tfce_eval.run.runner import RunConfig, run_eval
 from tfce_eval.scoring.options import CheckMode
@@ -165,3 +170,99 @@ def test_a_run_name_may_name_a_folder_inside_out(dataset, tmp_path):
     with FakeServer(FakeConfig(dataset)) as srv:
         result = run_eval(config(srv, tmp_path, run_name="week1/qwen", ids=("run_simple_0",)))
     assert result.run_dir == tmp_path / "week1" / "qwen"
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _cli(server: FakeServer, out: Path, *extra: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "tfce_eval",
+        "run",
+        "--model",
+        "openai/fake-model",
+        "--base-url",
+        server.base_url,
+        "--data",
+        str(DATA),
+        "--out",
+        str(out),
+        "--check",
+        "ast",
+        "--retry-delay",
+        "0.01",
+        *extra,
+    ]
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env["OPENAI_API_KEY"] = SECRET
+    env.pop("OPENAI_BASE_URL", None)
+    return env
+
+
+def _lines(path: Path) -> int:
+    try:
+        return path.read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
+def _start(server: FakeServer, out: Path, *extra: str) -> subprocess.Popen[str]:
+    """A run in another process, returned once it has saved a few answers."""
+    outputs_file = out / "openai-fake-model-fc" / "outputs.jsonl"
+    proc = subprocess.Popen(
+        _cli(server, out, *extra),
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while _lines(outputs_file) < 3:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    return proc
+
+
+def test_a_second_run_in_a_busy_directory_names_the_first_and_force_deletes_nothing(
+    dataset, tmp_path
+):
+    with FakeServer(FakeConfig(dataset, latency_s=0.3)) as srv:
+        first = _start(srv, tmp_path, "--concurrency", "1")  # about 5 s in all
+        with pytest.raises(RunError) as info:
+            run_eval(config(srv, tmp_path, force=True))
+        second = subprocess.run(
+            _cli(srv, tmp_path, "--force"), env=_env(), capture_output=True, text=True, timeout=60
+        )
+        assert first.poll() is None  # both tries were made while the first run was running
+        _, stderr = first.communicate(timeout=60)
+        assert sorted(r.item_id for r in srv.log) == sorted(dataset.ids())  # each asked once
+    assert first.returncode == 0, stderr
+    message = str(info.value)
+    assert f"in use by another run (process {first.pid} on {socket.gethostname()}" in message
+    assert "started 20" in message
+    assert second.returncode == 1
+    assert second.stderr.count("\n") <= 2 and f"process {first.pid}" in second.stderr
+    run_dir = tmp_path / "openai-fake-model-fc"
+    ids = [r["id"] for r in outputs(run_dir)]
+    assert sorted(ids) == sorted(dataset.ids())  # each item once, the file never replaced
+    assert not (run_dir / ".lock").exists()  # released
+    again = run_eval(config(srv, tmp_path))
+    assert again.asked == 0
+
+
+def test_a_run_directory_lock_is_released_however_the_run_ends(dataset, tmp_path):
+    with FakeServer(FakeConfig(dataset, always=("401",))) as srv:
+        with pytest.raises(RunError):
+            run_eval(config(srv, tmp_path))
+        srv.config.always = ()
+        result = run_eval(config(srv, tmp_path))
+    assert result.asked == 16
+    with RunLock(result.run_dir), pytest.raises(RunError, match=f"process {os.getpid()}"):
+        RunLock(result.run_dir).acquire()

@@ -21,6 +21,7 @@ from tfce_eval.providers import Mode, Provider, RequestOptions, default_run_name
 from tfce_eval.providers.registry import parse_model
 from tfce_eval.report import FailureSource, RunView, write_run_reports
 from tfce_eval.run.appender import OutputsAppender
+from tfce_eval.run.lock import RunLock
 from tfce_eval.run.metadata import (
     RunIdentity,
     build_meta,
@@ -254,12 +255,21 @@ def _request_notes(
 
 
 def run_eval(config: RunConfig, *, progress: ProgressSink | None = None) -> RunResult:
-    """Run (or resume) an evaluation and score it. RunError / RunInterrupted when it stops."""
+    """Run (or resume) an evaluation and score it. RunError / RunInterrupted when it stops.
+
+    The run directory is this run's alone while it runs: a second run there is a RunError
+    that names the first (before it reads, asks or deletes anything).
+    """
+    run_dir = RunDir(run_directory(config))
+    with RunLock(run_dir.path):
+        return _run_locked(config, run_dir, progress)
+
+
+def _run_locked(config: RunConfig, run_dir: RunDir, progress: ProgressSink | None) -> RunResult:
     dataset = _load(config)
     ids = select_ids(dataset, config)
     provider = make_provider(config.model, base_url=config.base_url, timeout_s=config.timeout_s)
     identity = _identity(dataset, provider, config, ids)
-    run_dir = RunDir(run_directory(config))
     saved = _prepare(run_dir, identity, config)
     dropped = dropped_from(saved) if saved else {}
     meta = saved or build_meta(

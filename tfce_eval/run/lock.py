@@ -1,0 +1,105 @@
+"""One run at a time in a run directory: an exclusive lock held for the whole run.
+
+Two runs in one directory would ask every item twice and write duplicate answers, and a
+second run's `--force` would delete the file the first is appending to. So a run takes an
+exclusive `flock` on `.lock` in its directory before it reads or deletes anything there,
+and writes who holds it (process id, host, start time) into that file for the message a
+second run gives. The kernel releases the lock when the process ends, however it ends, so
+a killed run never leaves a stale lock. (POSIX only: fcntl.)
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import socket
+from contextlib import suppress
+from pathlib import Path
+from types import TracebackType
+
+from tfce_eval.errors import RunError
+from tfce_eval.run.metadata import now_iso
+
+LOCK_NAME = ".lock"
+
+
+def _holder(fd: int) -> str:
+    """Who holds the lock, as its holder wrote it."""
+    try:
+        info = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
+        return f"process {info['pid']} on {info['host']}, started {info['started_at']}"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "a process that has not yet said who it is"
+
+
+class RunLock:
+    """`with RunLock(run_dir):` the directory is this run's until the block ends."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.path = directory / LOCK_NAME
+        self._fd: int | None = None
+        self._made_directory = False
+
+    def acquire(self) -> None:
+        """Take the lock; RunError naming the holder when another run has it."""
+        try:
+            self._made_directory = not self.directory.exists()
+            self.directory.mkdir(parents=True, exist_ok=True)
+            while True:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError as exc:
+                    holder = _holder(fd)
+                    os.close(fd)
+                    if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                        raise
+                    raise RunError(
+                        f"{self.directory} is in use by another run ({holder})\n  fix: "
+                        "wait for it to end or stop it, or choose another --run-name"
+                    ) from None
+                # The holder before us may have removed the file between our open and our
+                # lock: then we hold a lock on a file no one else will see. Try again.
+                try:
+                    same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+                except FileNotFoundError:
+                    same = False
+                if same:
+                    break
+                os.close(fd)
+            info = {"pid": os.getpid(), "host": socket.gethostname(), "started_at": now_iso()}
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, json.dumps(info).encode("utf-8") + b"\n", 0)
+            self._fd = fd
+        except OSError as exc:
+            raise RunError(
+                f"cannot use {self.directory} as the run directory: "
+                f"{exc.strerror or exc}\n  fix: give --out a directory you can write to"
+            ) from None
+
+    def release(self) -> None:
+        """Remove the lock file (while still holding it, so no one locks it in between)."""
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        with suppress(OSError):
+            self.path.unlink()
+        os.close(fd)
+        if self._made_directory:
+            with suppress(OSError):  # only when the run wrote nothing there
+                self.directory.rmdir()
+
+    def __enter__(self) -> RunLock:
+        self.acquire()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.release()
