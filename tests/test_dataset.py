@@ -512,7 +512,7 @@ ERROR_CASES = [
         None,
         '"id"',
     ),
-    ("number id", [json.dumps({**question("s"), "id": 3})], None, "q", 1, None, "non-string"),
+    ("number id", [json.dumps({**question("s"), "id": 3})], None, "q", 1, None, "not a string"),
     ("duplicate id", [GOOD[0], GOOD[1], GOOD[0]], None, "q", 3, "s_0", "line 1"),
     (
         "unknown category",

@@ -7,6 +7,8 @@ Answers go through the decoder and the checker as scoring sends them (`decode_ou
 from __future__ import annotations
 
 import json
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -213,3 +215,109 @@ def test_findings_and_wire_names_with_lone_surrogates_can_be_written() -> None:
     assert finding.item_id == "s\\ud83d"
     name = wire_name(f"f{LONE}")
     assert name.startswith("f_") and name == wire_name(f"f{LONE}") != wire_name("f\ud83e")
+
+
+# -- JSON without limits, in dataset files -----------------------------------------------------
+
+DOC = {
+    "name": "f",
+    "description": "d",
+    "parameters": {"type": "dict", "properties": {"x": {"type": "integer"}}, "required": ["x"]},
+}
+
+
+def _dataset(root: Path, question_lines: list[str], answer_lines: list[str]) -> Path:
+    (root / "questions").mkdir(parents=True)
+    (root / "answers").mkdir()
+    (root / "questions" / "simple.jsonl").write_text("\n".join(question_lines) + "\n")
+    (root / "answers" / "simple.jsonl").write_text("\n".join(answer_lines) + "\n")
+    return root
+
+
+def _question(item_id: str, doc: Any = DOC) -> str:
+    return json.dumps({"id": item_id, "question": "q", "function": [doc]})
+
+
+def _answer(item_id: str, value: str = "1") -> str:
+    return '{"id": "' + item_id + '", "ground_truth": {"f": {"x": ' + value + "}}}"
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+LONG_INT = "7" * 5000
+
+
+@pytest.mark.parametrize(
+    ("where", "line", "fragment"),
+    [
+        ("questions", DEEP, "nest deeper than 128 levels (column 129)"),
+        ("answers", _answer("s_1", DEEP), "nest deeper than 128 levels"),
+        ("questions", '{"id": "s_1", "n": ' + LONG_INT + "}", "more than 4300 digits"),
+        ("answers", _answer("s_1", LONG_INT), "more than 4300 digits"),
+    ],
+    ids=["deep-question", "deep-answer", "long-int-question", "long-int-answer"],
+)
+def test_json_beyond_the_limits_is_one_data_error_line(
+    tmp_path: Path, where: str, line: str, fragment: str
+) -> None:
+    from tfce_eval.dataset.load import load_dataset
+    from tfce_eval.dataset.validate import validate_dataset
+    from tfce_eval.errors import DataError
+
+    questions = [_question("s_0"), _question("s_1")]
+    answers = [_answer("s_0"), _answer("s_1")]
+    (questions if where == "questions" else answers)[1] = line
+    root = _dataset(tmp_path, questions, answers)
+    path = str(root / where / "simple.jsonl")
+    start = time.monotonic()
+    with pytest.raises(DataError) as caught:
+        load_dataset(root)
+    assert caught.value.path == path and caught.value.line == 2
+    assert fragment in caught.value.message
+    message = str(caught.value)
+    assert len(message.splitlines()[0]) < 200
+    report = validate_dataset(root)
+    errors = [f for f in report.errors if f.line == 2 and f.path == path]
+    assert errors and fragment in errors[0].message, report.findings
+    assert time.monotonic() - start < 10
+
+
+@pytest.mark.parametrize("shape", ["array", "wrapped"])
+def test_a_whole_json_document_beyond_the_limits_is_one_finding(tmp_path: Path, shape: str) -> None:
+    from tfce_eval.dataset.validate import validate_dataset
+
+    items = [json.loads(_question("s_0")), {"id": "s_1", "deep": json.loads("[" * 200 + "]" * 200)}]
+    text = json.dumps(items if shape == "array" else {"data": items}, indent=1)
+    root = _dataset(tmp_path, [], [_answer("s_0")])
+    (root / "questions" / "simple.jsonl").unlink()
+    (root / "questions" / "simple.json").write_text(text)
+    path = str(root / "questions" / "simple.json")
+    (finding,) = [f for f in validate_dataset(root).errors if f.path == path]
+    assert "nest deeper than 128 levels" in finding.message and finding.line
+
+
+def test_a_schema_500_items_deep_does_not_reach_jsonschema(tmp_path: Path) -> None:
+    from tfce_eval.dataset.validate import validate_dataset
+
+    def nested(depth: int) -> dict[str, Any]:
+        schema: dict[str, Any] = {"type": "integer"}
+        for _ in range(depth):
+            schema = {"type": "array", "items": schema}
+        return {
+            "name": "f",
+            "parameters": {"type": "dict", "properties": {"x": schema}, "required": ["x"]},
+        }
+
+    deep, deeper = nested(100), nested(500)
+    value = "1"
+    for _ in range(100):
+        value = f"[{value}]"
+    root = _dataset(
+        tmp_path,
+        [_question("s_0", deep), _question("s_1", deeper)],
+        [_answer("s_0", value), _answer("s_1")],
+    )
+    report = validate_dataset(root)
+    by_line = {(f.path, f.line): f.message for f in report.errors}
+    questions = str(root / "questions" / "simple.jsonl")
+    assert "parameters nest deeper than 64 levels" in by_line[questions, 1]
+    assert "nest deeper than 128 levels" in by_line[questions, 2]

@@ -318,3 +318,103 @@ def test_forced_style_and_missing_dataset(tmp_path: Path) -> None:
     assert "not a list of acceptable values" in finding.message and finding.line == 1
     with pytest.raises(DataError):
         validate_dataset(tmp_path / "nowhere")
+
+
+# -- what validate used to miss ----------------------------------------------------------------
+
+
+def _one_item(root: Path, question: str, answer: str) -> list[Finding]:
+    write(root / "questions" / "simple.jsonl", [question])
+    write(root / "answers" / "simple.jsonl", [answer])
+    return list(validate_dataset(root).findings)
+
+
+NUMBERS = {
+    "name": "n",
+    "parameters": {
+        "type": "dict",
+        "properties": {"freq": {"type": "float"}, "list": {"type": "array"}},
+        "required": [],
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("ground_truth", "message"),
+    [
+        ('{"freq": NaN}', "n.freq: nan can never be matched"),
+        ('{"freq": -Infinity}', "n.freq: -inf can never be matched"),
+        ('{"list": [1.0, [2, NaN]]}', "n.list[1][1]: nan can never be matched"),
+    ],
+)
+def test_non_finite_ground_truth_is_an_error(
+    tmp_path: Path, ground_truth: str, message: str
+) -> None:
+    answer = '{"id": "s_0", "ground_truth": {"n": ' + ground_truth + "}}"
+    findings = _one_item(tmp_path, q("s_0", NUMBERS), answer)
+    expected = f"{message} (an answer holds finite numbers only)"
+    assert [f.level for f in findings if f.message == expected] == ["error"], findings
+
+
+@pytest.mark.parametrize(
+    ("names", "confused"),
+    [
+        (["get-info", "get\u2010info"], True),  # a hyphen and Unicode's hyphen
+        (["Get_Info", "get_info"], True),
+        (["ｇｅｔ", "get"], True),  # full width
+        (["get_info", "get-info"], False),
+        (["get_info", "get_infos"], False),
+    ],
+)
+def test_names_told_apart_only_by_a_confusable_character(
+    tmp_path: Path, names: list[str], confused: bool
+) -> None:
+    docs = [{**F, "name": n} for n in names]
+    findings = _one_item(tmp_path, q("s_0", *docs), a("s_0", {names[0]: {"x": 1}}))
+    found = [f for f in findings if "cannot tell them apart" in f.message]
+    assert bool(found) is confused, findings
+    if confused:
+        assert found[0].level == "error" and found[0].line == 1
+        assert f"{names[0]} and {names[1]}" in found[0].message
+
+
+def test_a_ground_truth_name_that_differs_by_a_confusable_character_says_so(
+    tmp_path: Path,
+) -> None:
+    findings = _one_item(tmp_path, q("s_0", F), a("s_0", {"F": {"x": 1}}))
+    (error,) = [f for f in findings if "not among the item's functions" in f.message]
+    assert error.hint == "write f exactly as the doc names it"
+
+
+@pytest.mark.parametrize(
+    ("required", "fragment"),
+    [
+        ("x", "required is a string ('x'), not a list of parameter names"),
+        ({"x": True}, "required is not a list of parameter names"),
+        (["x", 3], "required holds entries that are not names (such as 3)"),
+    ],
+)
+def test_a_required_that_is_not_a_list_of_names(
+    tmp_path: Path, required: Any, fragment: str
+) -> None:
+    doc = {**F, "parameters": {**F["parameters"], "required": required}}  # type: ignore[dict-item]
+    findings = _one_item(tmp_path, q("s_0", doc), a("s_0", {"f": {"x": 1}}))
+    assert [f for f in findings if fragment in f.message and f.level == "error"], findings
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (a("s_0", {"": {"x": 1}}), "ground_truth[0] names a function with an empty name"),
+        (a("s_0", {"f": 3}), "the parameters of expected call 'f' are an integer, not an object"),
+        ('{"id": "", "ground_truth": {}}', 'the record has an empty "id"'),
+        (
+            '{"id": 7, "ground_truth": {}}',
+            'the record has an "id" that is an integer, not a string',
+        ),
+        ('{"ground_truth": {}}', 'the record has no "id"'),
+    ],
+)
+def test_messages_say_what_is_wrong(tmp_path: Path, answer: str, message: str) -> None:
+    findings = _one_item(tmp_path, q("s_0", F), answer)
+    assert message in [f.message for f in findings], findings

@@ -71,7 +71,12 @@ def split_calls(ground_truth: Any) -> list[tuple[str, Mapping[str, Any]]]:
                 'write each expected call as {"function": {"param": value}}',
             )
         for name, params in obj.items():
-            if not name or not isinstance(params, dict):
+            if not name.strip():
+                raise GroundTruthError(
+                    f"ground_truth[{index}] names a function with an empty name",
+                    'write {"function": {"param": value}} with the function\'s name',
+                )
+            if not isinstance(params, dict):
                 raise GroundTruthError(
                     f"the parameters of expected call {name!r} are {json_type(params)}, "
                     "not an object",

@@ -201,9 +201,14 @@ class Indexer:
                     hint='write each item as one JSON object: {"id": "...", ...}',
                 )
             elif not isinstance(value.get("id"), str) or not value["id"]:
-                got = "no" if "id" not in value else f"a non-string ({json_type(value['id'])})"
+                if "id" not in value:
+                    got = 'no "id"'
+                elif isinstance(value["id"], str):
+                    got = 'an empty "id"'
+                else:
+                    got = f'an "id" that is {json_type(value["id"])}, not a string'
                 self.reporter.error(
-                    f'the record has {got} "id"',
+                    f"the record has {got}",
                     path=path,
                     line=record.line,
                     hint='give every record a unique string id, such as "simple_0"',

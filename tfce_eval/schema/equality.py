@@ -24,7 +24,8 @@ EXEC_REL_TOL = 1e-6
 #: The only absolute tolerance: how near zero a number must be to equal an expected 0.
 ZERO_ABS_TOL = 1e-12
 
-_DASHES = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d-")
+#: Every dash variant; string normalisation reads each as `-`.
+DASHES = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d-")
 
 
 def is_number(value: object) -> bool:
@@ -62,7 +63,7 @@ def numbers_equal(
 
 def _is_punct(ch: str) -> bool:
     cat = unicodedata.category(ch)
-    return cat[0] in ("P", "S") and ch not in _DASHES
+    return cat[0] in ("P", "S") and ch not in DASHES
 
 
 # ASCII punctuation and symbols (all of string.punctuation) not between two ASCII digits.
@@ -85,7 +86,7 @@ def normalize_string(text: str) -> str:
         if len(text) > 1 and text[0] in "+-" and text[1].isdigit():
             return text[0] + _ASCII_PUNCT.sub("", text[1:])
         return _ASCII_PUNCT.sub("", text)
-    chars = ["-" if ch in _DASHES else ch for ch in text]
+    chars = ["-" if ch in DASHES else ch for ch in text]
     out: list[str] = []
     last = len(chars) - 1
     for i, ch in enumerate(chars):
