@@ -571,7 +571,7 @@ def test_no_cycles_no_upward_and_no_dodging_imports(sub: str) -> None:
         if name.startswith(f"tfce_eval.{sub}"):
             dodging = {m for m in inner if (name, m) not in LAZY_ALLOWED}
             assert not dodging, f"{name} imports {sorted(dodging)} inside a function"
-            upward = ("report", "run", "providers", "cli", "retrieval", "qa")
+            upward: tuple[str, ...] = ("report", "run", "providers", "cli", "retrieval", "qa")
             if sub == "exec":
                 upward += ("scoring",)
             bad = {m for m in top | inner if [*m.split("."), ""][1] in upward}
