@@ -27,8 +27,14 @@ def stdout_console() -> Console:
 
 
 def print_warnings(warnings: Iterable[str]) -> None:
+    """Each warning on stderr, folded at 80 columns (continuation lines indented)."""
+    import textwrap
+
     for warning in warnings:
-        click.echo(f"warning: {warning}", err=True)
+        text = textwrap.fill(
+            f"warning: {warning}", width=80, subsequent_indent="  ", break_long_words=False
+        )
+        click.echo(text, err=True)
 
 
 def print_summary(result: ScoreResult, name: str | None = None) -> None:
@@ -55,8 +61,8 @@ def print_document(document: Any) -> None:
 
 
 def write_document_reports(out_dir: Path, document: Any) -> str:
-    """report.md and report.html of a Document in `out_dir`; their paths, for the user."""
+    """Write report.md and report.html of a Document; the line that says what was written."""
     from tfce_eval.report.document import write_document_reports as write
 
-    md, html = write(out_dir, document)
-    return f"{md}, {html}"
+    write(out_dir, document)
+    return f"written to {out_dir}: scores.jsonl, summary.json, report.md, report.html"

@@ -6,11 +6,9 @@ from pathlib import Path
 
 import click
 
-from tfce_eval.cli.render import stdout_console
-from tfce_eval.dataset.load import load_dataset
 from tfce_eval.errors import TfceError
-from tfce_eval.report import FailureSource, Prices, ReportFormat, load_run, render, render_table
-from tfce_eval.scoring.rundir import write_text_atomic
+
+FORMATS = ("table", "md", "json", "csv", "html")
 
 
 class _ReportFailure(click.ClickException):
@@ -25,8 +23,8 @@ class _ReportFailure(click.ClickException):
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice([str(f) for f in ReportFormat]),
-    default=str(ReportFormat.TABLE),
+    type=click.Choice(FORMATS),
+    default="table",
     show_default=True,
     help="table: terminal; md: Markdown; json, csv: for programs; html: one self-contained page.",
 )
@@ -72,12 +70,27 @@ def report_command(
     price_out: float | None,
     output: Path | None,
 ) -> None:
-    """Report one or more scored runs; several RUN_DIRs are shown side by side.
+    """Report one or more scored runs (fc, qa or retrieval); several side by side.
 
-    For two runs over the same items, a paired section gives, per category, the items only
-    one run got right and the exact McNemar p-value: a small p means the difference is
-    unlikely to be noise.
+    For two runs over the same items a paired section says whether the difference is
+    real: fc and qa (mc, tf) the exact McNemar p-value per category or answer type; qa
+    open answers and retrieval measures a paired randomization test (and, retrieval, a
+    paired t-test). A small p means the difference is unlikely to be noise.
     """
+    try:
+        task = _task_of(run_dirs)
+        if task != "fc":
+            text = _render_task(task, run_dirs, fmt, output)
+            if text is None:
+                return
+            _emit(text, output)
+            return
+    except TfceError as exc:
+        raise _ReportFailure(str(exc)) from exc
+    from tfce_eval.cli.render import stdout_console
+    from tfce_eval.dataset.load import load_dataset
+    from tfce_eval.report import FailureSource, Prices, ReportFormat, load_run, render, render_table
+
     prices = None
     if price_in is not None or price_out is not None:
         prices = Prices(price_in or 0.0, price_out or 0.0)
@@ -94,8 +107,75 @@ def report_command(
         text = render(runs, report_format, failures=failures, prices=prices, failure_source=source)
     except TfceError as exc:
         raise _ReportFailure(str(exc)) from exc
+    _emit(text, output)
+
+
+def _emit(text: str, output: Path | None) -> None:
     if output is not None:
+        from tfce_eval.scoring.rundir import write_text_atomic
+
         write_text_atomic(output, text)
         click.echo(f"written: {output}", err=True)
     else:
         click.echo(text, nl=False)
+
+
+def _task_of(run_dirs: tuple[Path, ...]) -> str:
+    """The task every run directory's summary.json names ("fc" when it names none)."""
+    import json
+
+    from tfce_eval.errors import DataError, UsageError
+
+    tasks = []
+    for run_dir in run_dirs:
+        summary = run_dir / "summary.json"
+        task = "fc"
+        try:
+            with summary.open("rb") as fh:
+                head = json.loads(fh.read(64 << 20))
+            if isinstance(head, dict) and isinstance(head.get("task"), str):
+                task = head["task"]
+        except FileNotFoundError:
+            pass  # the fc loader says what is missing, as it always has
+        except (OSError, ValueError, RecursionError) as exc:
+            raise DataError(
+                f"not readable as JSON ({type(exc).__name__})",
+                path=str(summary),
+                hint="score the run again to rewrite it",
+            ) from None
+        tasks.append(task)
+    if len(set(tasks)) > 1:
+        named = ", ".join(f"{d} ({t})" for d, t in zip(run_dirs, tasks, strict=True))
+        raise UsageError(f"runs of different tasks cannot share a report: {named}")
+    return tasks[0]
+
+
+def _render_task(
+    task: str, run_dirs: tuple[Path, ...], fmt: str, output: Path | None
+) -> str | None:
+    """A qa or retrieval report: its Document, printed as tables or rendered as text."""
+    from tfce_eval.report.document import render_document
+
+    if task == "retrieval":
+        from tfce_eval.retrieval import load_scored_run, retrieval_document
+
+        document = retrieval_document([load_scored_run(d) for d in run_dirs])
+    elif task == "qa":
+        from tfce_eval.qa.report import qa_document
+        from tfce_eval.qa.runs import load_qa_run
+
+        document = qa_document([load_qa_run(d) for d in run_dirs])
+    else:
+        from tfce_eval.errors import DataError
+
+        raise DataError(
+            f"summary.json names an unknown task {task!r}",
+            path=str(run_dirs[0] / "summary.json"),
+            hint="expected fc, qa or retrieval: score the run again",
+        )
+    if fmt == "table" and output is None:
+        from tfce_eval.cli.render import print_document
+
+        print_document(document)
+        return None
+    return render_document(document, fmt)

@@ -155,7 +155,7 @@ def _score_retrieval(
         click.echo(json.dumps(result.summary, ensure_ascii=False, indent=2))
     else:
         print_document(document)
-        click.echo(f"written: {out / 'scores.jsonl'}, {out / 'summary.json'}, {written}")
+        click.echo(written)
 
 
 def _score_qa(
@@ -192,4 +192,4 @@ def _score_qa(
         click.echo(json.dumps(result.summary, ensure_ascii=False, indent=2))
     else:
         print_document(document)
-        click.echo(f"written: {out / 'scores.jsonl'}, {out / 'summary.json'}, {written}")
+        click.echo(written)
