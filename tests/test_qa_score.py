@@ -166,7 +166,7 @@ def test_score_predictions_records_and_summary(tmp_path: Path) -> None:
     assert (hit["k"], hit["questions"], hit["hits"], hit["no_retrieval"]) == (2, 3, 1, 4)
     assert hit["rate"] == pytest.approx(1 / 3)
     assert hit["chunk_hit"] == {"questions": 3, "hits": 1, "rate": pytest.approx(1 / 3)}
-    assert summary["predictions"]["outputs"] == 7
+    assert summary["predictions"]["lines"] == 7
     assert len(summary["predictions"]["sha256"]) == 64
     assert summary["dataset"]["split"] == "set_7" and summary["missing"] == 0
 
@@ -357,7 +357,7 @@ def test_bad_utf8_and_duplicates(tmp_path: Path) -> None:
     result = score_predictions(preds, data, out_dir=tmp_path / "o")
     assert result.records[0].correct is True
     assert (
-        "1 predictions repeat an id given earlier (m1); the later line counts"
+        "1 outputs repeat an id given earlier (m1); the later one counts"
         in (result.summary["warnings"])
     )
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -85,54 +86,79 @@ def choose_split(path: Path, split: str | None) -> tuple[str, Path]:
     )
 
 
-def _read_records(path: Path) -> tuple[list[tuple[int | None, Any]], dict[str, Any], list[Problem]]:
-    """The file's raw records with their line (None in a JSON document), the header fields
-    of a split object, and the problems that kept records from being read."""
-    where = str(path)
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        return [], {}, [Problem(where, None, f"not UTF-8 ({exc.reason})", "save it as UTF-8")]
-    except OSError as exc:
-        return [], {}, [Problem(where, None, f"cannot read: {exc.strerror}", "check the path")]
-    if path.suffix.lower() == ".json":
+class _Source:
+    """The raw records of one split file with their line (None in a JSON document).
+
+    A JSON Lines file is read line by line as the records are iterated, so only one raw
+    record is held at a time; `problems` gathers what kept records from being read, and
+    `header` and `sha256` are complete once the iteration has finished.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.where = path, str(path)
+        self.header: dict[str, Any] = {}
+        self.problems: list[Problem] = []
+        self.sha256 = ""
+
+    def problem(self, line: int | None, message: str, hint: str) -> None:
+        self.problems.append(Problem(self.where, line, message, hint))
+
+    def records(self) -> Iterator[tuple[int | None, Any]]:
         try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as exc:
-            if exc.msg != "Extra data":
-                fix = "repair the JSON (an object with a questions list, or JSON Lines)"
-                return [], {}, [Problem(where, exc.lineno, f"not JSON: {exc.msg}", fix)]
-        except RecursionError:
-            return [], {}, [Problem(where, None, "JSON nested too deeply", "repair the file")]
-        else:
-            return _records_of_document(where, doc)
-    return _records_of_lines(where, text)
+            if self.path.suffix.lower() == ".json":
+                data = self.path.read_bytes()
+                self.sha256 = hashlib.sha256(data).hexdigest()
+                try:
+                    doc = json.loads(data.decode("utf-8-sig"))
+                except json.JSONDecodeError as exc:
+                    if exc.msg != "Extra data":
+                        fix = "repair the JSON (an object with a questions list, or JSON Lines)"
+                        self.problem(exc.lineno, f"not JSON: {exc.msg}", fix)
+                        return
+                    yield from self._lines()
+                    return
+                except RecursionError:
+                    self.problem(None, "JSON nested too deeply", "repair the file")
+                    return
+                yield from self._document(doc)
+            else:
+                yield from self._lines()
+        except UnicodeDecodeError as exc:
+            self.problem(None, f"not UTF-8 ({exc.reason})", "save it as UTF-8")
+        except OSError as exc:
+            self.problem(None, f"cannot read: {exc.strerror}", "check the path")
 
+    def _document(self, doc: Any) -> Iterator[tuple[int | None, Any]]:
+        if isinstance(doc, dict) and isinstance(doc.get("questions"), list):
+            self.header = {k: v for k, v in doc.items() if k != "questions"}
+            doc = doc["questions"]
+        if not isinstance(doc, list):
+            fix = 'write {"questions": [...]} or one record per line (JSON Lines)'
+            self.problem(None, "no list of records under 'questions'", fix)
+            return
+        for raw in doc:
+            yield None, raw
 
-def _records_of_document(where: str, doc: Any) -> tuple[list[Any], dict[str, Any], list[Problem]]:
-    if isinstance(doc, list):
-        return [(None, r) for r in doc], {}, []
-    if isinstance(doc, dict) and isinstance(doc.get("questions"), list):
-        header = {k: v for k, v in doc.items() if k != "questions"}
-        return [(None, r) for r in doc["questions"]], header, []
-    fix = 'write {"questions": [...]} or one record per line (JSON Lines)'
-    return [], {}, [Problem(where, None, "no list of records under 'questions'", fix)]
-
-
-def _records_of_lines(where: str, text: str) -> tuple[list[Any], dict[str, Any], list[Problem]]:
-    records: list[tuple[int | None, Any]] = []
-    problems: list[Problem] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append((number, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            fix = "each line must be one JSON object (a record)"
-            problems.append(Problem(where, number, f"not JSON: {exc.msg}", fix))
-        except RecursionError:
-            problems.append(Problem(where, number, "JSON nested too deeply", "repair the line"))
-    return records, {}, problems
+    def _lines(self) -> Iterator[tuple[int | None, Any]]:
+        digest = hashlib.sha256()
+        with self.path.open("rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                digest.update(raw)
+                try:
+                    line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+                except UnicodeDecodeError as exc:
+                    self.problem(number, f"not UTF-8 ({exc.reason})", "save it as UTF-8")
+                    continue
+                if not line.strip():
+                    continue
+                try:
+                    yield number, json.loads(line)
+                except json.JSONDecodeError as exc:
+                    fix = "each line must be one JSON object (a record)"
+                    self.problem(number, f"not JSON: {exc.msg}", fix)
+                except RecursionError:
+                    self.problem(number, "JSON nested too deeply", "repair the line")
+        self.sha256 = digest.hexdigest()
 
 
 def _text(value: Any) -> str:
@@ -294,10 +320,15 @@ class _Record:
 
 def _parse(path: Path, split: str | None) -> tuple[QaDataset, list[Problem]]:
     stem, file = choose_split(path, split)
-    raw_records, header, problems = _read_records(file)
+    source = _Source(file)
+    problems: list[Problem] = []
     items: list[QaItem] = []
     first_seen: dict[str, int] = {}
-    for index, (line, raw) in enumerate(raw_records, start=1):
+    count = 0
+    for index, (line, raw) in enumerate(source.records(), start=1):
+        count = index
+        problems.extend(source.problems)  # lines that were not JSON, in file order
+        source.problems.clear()
         record = _Record(str(file), line, index, raw)
         item = record.build()
         problems.extend(record.problems)
@@ -318,9 +349,11 @@ def _parse(path: Path, split: str | None) -> tuple[QaDataset, list[Problem]]:
             continue
         first_seen[item.id] = index
         items.append(item)
-    if not raw_records and not problems:
+    problems.extend(source.problems)
+    if not count and not problems:
         problems.append(Problem(str(file), None, "no questions", "add records to the file"))
-    digest = hashlib.sha256(file.read_bytes()).hexdigest() if file.is_file() else ""
+    header = source.header
+    digest = source.sha256
     dataset = QaDataset(
         path=str(file),
         split=stem,

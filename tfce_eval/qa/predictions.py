@@ -200,26 +200,49 @@ def _output(where: str, number: int, rec: dict[str, Any]) -> QaOutput:
     )
 
 
+class PredictionReader:
+    """The outputs of a predictions file, read line by line as they are iterated.
+
+    Each line is checked as it is read (a DataError naming the line on the first bad one)
+    and only the current line is held, so a caller that scores as it goes keeps no
+    responses. `sha256` and `lines` are complete once the iteration has finished.
+    """
+
+    def __init__(self, path: str | Path, known_ids: set[str] | frozenset[str]) -> None:
+        self.path = Path(path)
+        self.known_ids = known_ids
+        self.lines = 0
+        self._digest = hashlib.sha256()
+
+    @property
+    def sha256(self) -> str:
+        return self._digest.hexdigest()
+
+    def __iter__(self) -> Iterator[QaOutput]:
+        where = str(self.path)
+        for number, raw in _lines(self.path, self._digest):
+            self.lines = number
+            rec = _parse_line(where, number, raw)
+            if rec is None:
+                continue
+            output = _output(where, number, rec)
+            if output.id not in self.known_ids:
+                raise DataError(
+                    f"id {output.id!r} is not in the dataset",
+                    path=where,
+                    line=number,
+                    hint="score predictions against the dataset and split they were made for",
+                )
+            yield output
+
+
 def read_predictions(path: str | Path, known_ids: set[str] | frozenset[str]) -> Predictions:
-    """Every prediction of a file, checked against the dataset's ids (a DataError naming the
-    line on the first bad one; nothing is scored or written then)."""
-    file = Path(path)
-    where = str(file)
-    digest = hashlib.sha256()
+    """Every prediction of a file at once, checked against the dataset's ids; an id given
+    twice warns and its later line counts."""
+    reader = PredictionReader(path, known_ids)
     seen: dict[str, QaOutput] = {}
     repeated: list[str] = []
-    for number, raw in _lines(file, digest):
-        rec = _parse_line(where, number, raw)
-        if rec is None:
-            continue
-        output = _output(where, number, rec)
-        if output.id not in known_ids:
-            raise DataError(
-                f"id {output.id!r} is not in the dataset",
-                path=where,
-                line=number,
-                hint="score predictions against the dataset and split they were made for",
-            )
+    for output in reader:
         if output.id in seen:
             repeated.append(output.id)
         seen[output.id] = output
@@ -230,4 +253,4 @@ def read_predictions(path: str | Path, known_ids: set[str] | frozenset[str]) -> 
             f"{len(repeated)} predictions repeat an id given earlier ({first}); "
             "the later line counts"
         )
-    return Predictions(where, tuple(seen.values()), digest.hexdigest(), tuple(warnings))
+    return Predictions(str(reader.path), tuple(seen.values()), reader.sha256, tuple(warnings))

@@ -12,7 +12,7 @@ the judge's mean).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -116,62 +116,53 @@ def score_item(
     `retrieved` stands in when the output names no chunks; `evidence_scored` gives every
     QASPER item an Evidence-F1 (0 for an output citing none), as the official evaluator does.
     """
-    blank = QaScore(
+    is_open = item.answer_type is AnswerType.OPEN
+    evidence = None
+    if evidence_scored:
+        cited = () if output is None or output.evidence is None else output.evidence
+        evidence = evidence_f1(cited, [item.evidence])
+    extracted = error = context = None
+    error_type: ErrorType | None = ErrorType.REQUEST_ERROR
+    canonical = chunk = None
+    if output is None or output.error is not None:
+        error = MISSING if output is None else output.error
+    else:
+        chosen = output.retrieved if output.retrieved is not None else retrieved
+        canonical, chunk = hits(item, chosen, k)
+        got: Extraction
+        if output.answer is not None:
+            got = read_answer(item, output.answer)
+        else:
+            got = extract_answer(item, output.response or "")
+        extracted, error, context = got.answer, got.error, output.context
+        error_type = None if extracted is not None else ErrorType.PARSE_ERROR
+    correct: bool | None = None
+    score = em = f1 = None
+    if is_open:
+        # Not answered or not read: the lexical scores are 0; the judge's score comes later.
+        em = exact_match(extracted, [item.reference]) if extracted is not None else 0.0
+        f1 = token_f1(extracted, [item.reference]) if extracted is not None else 0.0
+    else:
+        correct = extracted == item.reference
+        score = 1.0 if correct else 0.0
+    return QaScore(
         id=item.id,
         answer_type=item.answer_type,
-        extracted=None,
-        correct=None,
-        score=None,
-        error_type=None,
-        error=None,
+        extracted=extracted,
+        correct=correct,
+        score=score,
+        error_type=error_type,
+        error=error,
         difficulty=item.difficulty,
         series=item.series,
         spec=item.spec,
         release=item.release,
         reference=item.reference,
-    )
-    is_open = item.answer_type is AnswerType.OPEN
-    zero = 0.0 if is_open else None  # the lexical scores of an open item not answered
-    evidence = None
-    if evidence_scored:
-        cited = () if output is None or output.evidence is None else output.evidence
-        evidence = evidence_f1(cited, [item.evidence])
-    if output is None or output.error is not None:
-        return replace(
-            blank,
-            correct=None if is_open else False,
-            score=None if is_open else 0.0,
-            error_type=ErrorType.REQUEST_ERROR,
-            error=MISSING if output is None else output.error,
-            missing=output is None,
-            evidence_f1=evidence,
-            exact_match=zero,
-            token_f1=zero,
-        )
-    chosen = output.retrieved if output.retrieved is not None else retrieved
-    canonical, chunk = hits(item, chosen, k)
-    got: Extraction
-    if output.answer is not None:
-        got = read_answer(item, output.answer)
-    else:
-        got = extract_answer(item, output.response or "")
-    answered = replace(
-        blank,
-        extracted=got.answer,
-        error_type=None if got.answer is not None else ErrorType.PARSE_ERROR,
-        error=got.error,
+        exact_match=em,
+        token_f1=f1,
+        evidence_f1=evidence,
         canonical_hit=canonical,
         chunk_hit=chunk,
-        context=output.context,
-        evidence_f1=evidence,
+        missing=output is None,
+        context=context,
     )
-    if is_open:
-        if got.answer is None:
-            return replace(answered, exact_match=zero, token_f1=zero)
-        return replace(
-            answered,
-            exact_match=exact_match(got.answer, [item.reference]),
-            token_f1=token_f1(got.answer, [item.reference]),
-        )
-    correct = got.answer == item.reference
-    return replace(answered, correct=correct, score=1.0 if correct else 0.0)

@@ -17,7 +17,7 @@ import asyncio
 import dataclasses
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -35,9 +35,12 @@ from tfce_eval.qa.judge import (
     parse_verdict,
     response_sha256,
 )
-from tfce_eval.qa.predictions import QaOutput, RetrievedChunk, read_predictions
+from tfce_eval.qa.predictions import PredictionReader, QaOutput, RetrievedChunk
 from tfce_eval.qa.records import ErrorType, QaScore, score_item
 from tfce_eval.qa.summary import summarise
+
+#: Fields added to a summary: a mapping, or a callable giving one once the outputs are read.
+Extra = Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None
 
 SCORES_NAME = "scores.jsonl"
 SUMMARY_NAME = "summary.json"
@@ -121,26 +124,40 @@ class _Grader:
         return dataclasses.replace(record, error_type=ErrorType.UNGRADED, error=_short(reason))
 
 
-def _collect(
-    outputs: Iterable[QaOutput], items: Mapping[str, QaItem]
-) -> tuple[dict[str, QaOutput], list[str]]:
-    by_id: dict[str, QaOutput] = {}
+def _score_all(
+    outputs: Iterable[QaOutput],
+    items: Mapping[str, QaItem],
+    *,
+    k: int,
+    retrieved: Mapping[str, Sequence[RetrievedChunk]],
+    qasper: bool,
+) -> tuple[dict[str, QaScore], list[str], bool]:
+    """Each output scored as it arrives (so no response is kept), by id; the warnings; and
+    whether any output cited evidence."""
+    scored: dict[str, QaScore] = {}
     repeated: list[str] = []
+    cites = False
     for output in outputs:
-        if output.id not in items:
+        item = items.get(output.id)
+        if item is None:
             raise DataError(
                 f"id {output.id!r} is not in the dataset",
                 line=output.line,
                 hint="score outputs against the dataset and split they were made for",
             )
-        if output.id in by_id:
+        if output.id in scored:
             repeated.append(output.id)
-        by_id[output.id] = output
+        cites = cites or output.evidence is not None
+        scored[output.id] = score_item(
+            item, output, k=k, retrieved=retrieved.get(output.id), evidence_scored=qasper
+        )
     warnings = []
     if repeated:
         first = ", ".join(list(dict.fromkeys(repeated))[:3])
-        warnings.append(f"{len(repeated)} outputs repeat an id ({first}); the later one counts")
-    return by_id, warnings
+        warnings.append(
+            f"{len(repeated)} outputs repeat an id given earlier ({first}); the later one counts"
+        )
+    return scored, warnings, cites
 
 
 async def score_outputs_async(
@@ -156,9 +173,13 @@ async def score_outputs_async(
     chunk_hit: bool | None = None,
     concurrency: int = 8,
     warnings: Sequence[str] = (),
-    extra: Mapping[str, Any] | None = None,
+    extra: Extra = None,
 ) -> QaResult:
     """Score outputs against the dataset and write scores.jsonl and summary.json.
+
+    `outputs` may be a lazy iterable: each output is scored as it arrives and not kept.
+    `extra` adds fields to the summary; a callable is called once the outputs are read,
+    for figures known only then (a file's digest).
 
     `judge_name` names the judge model (it keys the cache); with a name and no judge, only
     cached verdicts grade. `retrieved` gives chunks per item id for items whose output names
@@ -171,24 +192,29 @@ async def score_outputs_async(
     if k < 1:
         raise UsageError(f"k must be at least 1, not {k}")
     items = {item.id: item for item in dataset.items}
-    by_id, notes = _collect(outputs, items)
-    notes = [*warnings, *dataset.warnings, *notes]
-    cites = dataset.kind == "qasper" and any(o.evidence is not None for o in by_id.values())
     lookup = retrieved or {}
+    qasper = dataset.kind == "qasper"
+    scored, repeated, cites = _score_all(outputs, items, k=k, retrieved=lookup, qasper=qasper)
+    notes = [*warnings, *dataset.warnings, *repeated]
     records: list[QaScore] = []
+    absent: list[str] = []
     for item_id in sorted(items):
-        output = by_id.get(item_id)
-        if output is None and policy is MissingPolicy.SKIP:
-            continue
-        item = items[item_id]
-        records.append(
-            score_item(item, output, k=k, retrieved=lookup.get(item_id), evidence_scored=cites)
-        )
-    n_missing = len(items) - len(by_id)
+        record = scored.get(item_id)
+        if record is None:
+            absent.append(item_id)
+            if policy is MissingPolicy.SKIP:
+                continue
+            record = score_item(
+                items[item_id], None, k=k, retrieved=lookup.get(item_id), evidence_scored=qasper
+            )
+        if qasper and not cites:  # Evidence-F1 only when the outputs cite evidence at all
+            record = dataclasses.replace(record, evidence_f1=None)
+        records.append(record)
+    del scored
+    n_missing = len(absent)
     if n_missing:
-        first = ", ".join([i for i in sorted(items) if i not in by_id][:3])
         verb = "count as request errors" if policy is MissingPolicy.COUNT else "are left out"
-        notes.append(f"{n_missing} items have no output and {verb} ({first})")
+        notes.append(f"{n_missing} items have no output and {verb} ({', '.join(absent[:3])})")
     out = None if out_dir is None else Path(out_dir)
     judge_info = None
     if judge_name:
@@ -213,7 +239,7 @@ async def score_outputs_async(
         missing=n_missing,
         missing_policy=str(policy),
         warnings=notes,
-        extra=extra,
+        extra=extra() if callable(extra) else extra,
     )
     if out is not None:
         write_results(out, records, summary)
@@ -247,6 +273,19 @@ def write_results(out_dir: Path, records: Sequence[QaScore], summary: Mapping[st
     write_atomic(out_dir / SUMMARY_NAME, [text])
 
 
+def _run(scoring: Coroutine[Any, Any, QaResult]) -> QaResult:
+    """Run a scoring coroutine to its end. The result travels outside the main task: when
+    asyncio.run restores the SIGINT handler it formats the task, result included, and a
+    result of 100,000 records would take a second to format."""
+    holder: list[QaResult] = []
+
+    async def main() -> None:
+        holder.append(await scoring)
+
+    asyncio.run(main())
+    return holder[0]
+
+
 def score_outputs(
     outputs: Iterable[QaOutput],
     dataset: QaDataset,
@@ -260,10 +299,10 @@ def score_outputs(
     chunk_hit: bool | None = None,
     concurrency: int = 8,
     warnings: Sequence[str] = (),
-    extra: Mapping[str, Any] | None = None,
+    extra: Extra = None,
 ) -> QaResult:
     """`score_outputs_async` for callers outside an event loop (same options)."""
-    return asyncio.run(
+    return _run(
         score_outputs_async(
             outputs,
             dataset,
@@ -298,16 +337,19 @@ async def score_predictions_async(
 
     A bad line stops with a DataError naming it before anything is written.
     """
-    predictions = read_predictions(path, frozenset(i.id for i in dataset.items))
-    extra = {
-        "predictions": {
-            "path": predictions.path,
-            "sha256": predictions.sha256,
-            "outputs": len(predictions.outputs),
+    reader = PredictionReader(path, frozenset(i.id for i in dataset.items))
+
+    def extra() -> dict[str, Any]:
+        return {
+            "predictions": {
+                "path": str(reader.path),
+                "sha256": reader.sha256,
+                "lines": reader.lines,
+            }
         }
-    }
+
     return await score_outputs_async(
-        predictions.outputs,
+        reader,
         dataset,
         out_dir=out_dir,
         judge=judge,
@@ -317,7 +359,6 @@ async def score_predictions_async(
         missing=missing,
         chunk_hit=chunk_hit,
         concurrency=concurrency,
-        warnings=predictions.warnings,
         extra=extra,
     )
 
@@ -336,7 +377,7 @@ def score_predictions(
     concurrency: int = 8,
 ) -> QaResult:
     """`score_predictions_async` for callers outside an event loop (same options)."""
-    return asyncio.run(
+    return _run(
         score_predictions_async(
             path,
             dataset,
