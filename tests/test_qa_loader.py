@@ -12,6 +12,8 @@ from tfce_eval.errors import DataError
 from tfce_eval.qa import (
     AnswerType,
     Severity,
+    builtin_telco_dir,
+    is_telco_dataset,
     load_telco,
     normalise_spec,
     parse_canonical_source,
@@ -285,3 +287,18 @@ def test_qasper_dataset_from_mappings() -> None:
     assert first.evidence == ("p_1", "p_3")
     assert first.source_text == "one\n\nthree"
     assert data.warnings == ("1 queries have no answer and are left out (q3)",)
+
+
+def test_is_telco_dataset(tmp_path: Path) -> None:
+    assert is_telco_dataset(builtin_telco_dir())
+    assert is_telco_dataset(builtin_telco_dir() / "set_24.json")
+    lines = tmp_path / "lines"
+    lines.mkdir()
+    (lines / "pool.jsonl").write_text(json.dumps(mc()) + "\n", encoding="utf-8")
+    assert is_telco_dataset(lines)
+    fc = tmp_path / "fc"
+    fc.mkdir()
+    (fc / "simple.jsonl").write_text('{"id": "x", "question": "q", "function": []}\n')
+    assert not is_telco_dataset(fc)
+    assert not is_telco_dataset(builtin_telco_dir() / "corpus")
+    assert not is_telco_dataset(tmp_path / "missing")

@@ -8,6 +8,7 @@ reports (`tfce_eval.qa.report.qa_document`) are imported from their module, so t
 this package does not load the report renderers.
 """
 
+from tfce_eval.qa.detect import builtin_telco_dir, is_telco_dataset
 from tfce_eval.qa.extract import MAX_TEXT, Extraction, clean_response, extract_answer, read_answer
 from tfce_eval.qa.items import (
     AnswerType,
@@ -40,6 +41,7 @@ from tfce_eval.qa.paired import paired_data
 from tfce_eval.qa.predictions import (
     MAX_DEPTH,
     MAX_LINE,
+    PredictionReader,
     Predictions,
     QaOutput,
     RetrievedChunk,
@@ -76,6 +78,7 @@ __all__ = [
     "Grade",
     "Judge",
     "MissingPolicy",
+    "PredictionReader",
     "Predictions",
     "Problem",
     "QaDataset",
@@ -92,6 +95,7 @@ __all__ = [
     "VerdictKey",
     "answer_f1",
     "answer_tool",
+    "builtin_telco_dir",
     "check_judge",
     "choose_split",
     "clean_response",
@@ -99,6 +103,7 @@ __all__ = [
     "exact_match",
     "extract_answer",
     "fc_message",
+    "is_telco_dataset",
     "judge_prompt",
     "load_qa_run",
     "load_telco",
