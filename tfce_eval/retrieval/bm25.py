@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import UsageError
-from tfce_eval.retrieval.dataset import RetrievalDataset, id_key
+from tfce_eval.retrieval.dataset import RetrievalDataset
+from tfce_eval.retrieval.records import id_key
 from tfce_eval.retrieval.score import write_atomic
 
 #: progress(stage, done, total): stages "hash", "tokenize", "index", "search", "write".

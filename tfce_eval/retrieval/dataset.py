@@ -26,14 +26,9 @@ from tfce_eval.retrieval.readers import (
     read_trec_qrels,
     read_tsv_qrels,
 )
-from tfce_eval.retrieval.records import Doc, Fragment, Layout, Origin, Span
+from tfce_eval.retrieval.records import Doc, Fragment, Layout, Origin, Span, id_key
 from tfce_eval.retrieval.spans import span_gold
 from tfce_eval.retrieval.tables import Problems
-
-
-def id_key(qid: str) -> tuple[int, int, str]:
-    """Sort key of ids: all-digit ids by number ("2" before "10"), then the rest by text."""
-    return (0, int(qid), "") if qid.isascii() and qid.isdigit() else (1, 0, qid)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any
 
 from tfce_eval.errors import DataError
+from tfce_eval.retrieval.records import id_key
 
 #: How many ids a warning names before it says "and N more".
 FIRST_IDS = 5
@@ -153,8 +154,8 @@ def order_run(
             pairs = sorted(zip(s_s[a:b].tolist(), block, strict=True), reverse=True)
             block = [d for _, d in pairs]
         rankings[names[q]] = block
-    tied = tuple(sorted(names[q] for q in tie_set))
-    contradicted = tuple(sorted(names[int(q)] for q in contra))
+    tied = tuple(sorted((names[q] for q in tie_set), key=id_key))
+    contradicted = tuple(sorted((names[int(q)] for q in contra), key=id_key))
     return rankings, tied, contradicted
 
 

@@ -11,6 +11,11 @@ from enum import StrEnum
 from tfce_eval.errors import DataError
 
 
+def id_key(qid: str) -> tuple[int, int, str]:
+    """Sort key of ids: all-digit ids by number ("2" before "10"), then the rest by text."""
+    return (0, int(qid), "") if qid.isascii() and qid.isdigit() else (1, 0, qid)
+
+
 class Layout(StrEnum):
     """The three directory layouts a retrieval dataset can have (SPEC R1)."""
 
