@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -118,14 +119,17 @@ def test_killed_with_sigkill_then_run_again_gives_the_same_scores(dataset, tmp_p
     assert len(scores.splitlines()) == 16
 
 
-def test_ctrl_c_stops_cleanly_and_says_how_to_resume(dataset, tmp_path):
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_ctrl_c_or_sigterm_stops_cleanly_and_says_how_to_resume(dataset, tmp_path, sig, code):
     with FakeServer(FakeConfig(dataset, latency_s=0.15)) as srv:
-        stopped = _start_and_stop_midway(srv, tmp_path, signal.SIGINT)
+        stopped = _start_and_stop_midway(srv, tmp_path, sig)
         _, stderr = stopped.communicate()
-        assert stopped.returncode == 130, stderr
+        assert stopped.returncode == code, stderr
         assert "interrupted:" in stderr
         assert "to resume, run again: tfce-eval run --model openai/fake-model" in stderr
         assert "Traceback" not in stderr
+        counts = re.findall(r"\d+/16 items \(\d+%\), \d+ failed", stderr)
+        assert counts and len(counts) == len(set(counts))  # no progress line twice
         run_dir = tmp_path / "openai-fake-model-fc"
         raw = (run_dir / "outputs.jsonl").read_bytes()
         assert raw.endswith(b"\n")
@@ -133,6 +137,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(dataset, tmp_path):
         assert 4 <= len(records) < 16
         meta = json.loads((run_dir / "run.json").read_text())
         assert meta["status"] == "interrupted"
+        assert meta["sessions"][0]["answered"] == len(records)
         again = run_cli(srv, tmp_path)
     assert again.returncode == 0, again.stderr
     assert json.loads((run_dir / "summary.json").read_text())["overall"]["micro"]["accuracy"] == 1.0

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import json
 import shlex
+import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import click
@@ -25,7 +29,7 @@ from tfce_eval.cli.options import (
     timeout_option,
 )
 from tfce_eval.cli.render import print_warnings, stdout_console
-from tfce_eval.errors import UsageError
+from tfce_eval.errors import RunInterrupted, UsageError
 from tfce_eval.model import AnswerStyle
 from tfce_eval.providers import Mode, RequestOptions, ToolChoice
 from tfce_eval.report import load_run, render_table
@@ -64,6 +68,34 @@ def _fc_data(data: str | None) -> Path | None:
             f"--data {data}: a {ref.task} dataset; `run` asks function-calling datasets"
         )
     return ref.path
+
+
+@contextmanager
+def _sigterm_as_ctrl_c() -> Iterator[list[int]]:
+    """SIGTERM (kill, timeout, docker stop, Slurm) handled exactly as Ctrl-C is.
+
+    The run saves what it has, marks run.json interrupted and says how to resume. The list
+    yielded gets the signal's number when one came, so the exit status can say which.
+    """
+    received: list[int] = []
+
+    def on_sigterm(signum: int, frame: FrameType | None) -> None:
+        received.append(signum)
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler):  # asyncio's own Ctrl-C handler while requests are out
+            handler(signal.SIGINT, frame)
+        else:  # Ctrl-C ignored (a background job): interrupt all the same
+            raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, on_sigterm)
+    except ValueError:  # not the main thread: leave signals alone
+        yield received
+        return
+    try:
+        yield received
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _split_ids(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -218,7 +250,8 @@ def run_command(
     tfce-eval run --category parallel_multiple --model vllm/Qwen/Qwen2.5-7B-Instruct
 
     Answers go to <out>/<run-name>/outputs.jsonl as they arrive. Running the same command
-    again resumes: finished items are kept, failed requests are asked again.
+    again resumes: finished items are kept, failed requests are asked again. Stopped with
+    Ctrl-C (exit 130) or SIGTERM (exit 143), a run saves what it has and says how to resume.
     """
     config = RunConfig(
         model=model,
@@ -254,7 +287,13 @@ def run_command(
         request = request_for(config, dump_request)
         click.echo(json.dumps(request, ensure_ascii=False, indent=2))
         return
-    result = run_eval(config, progress=make_progress(sys.stderr))
+    with _sigterm_as_ctrl_c() as terminated:
+        try:
+            result = run_eval(config, progress=make_progress(sys.stderr))
+        except RunInterrupted as stopped:
+            if terminated:
+                stopped.exit_code = 128 + signal.SIGTERM  # 143, as for any SIGTERM
+            raise
     print_warnings(result.score.warnings)
     if as_json:
         click.echo(json.dumps(result.score.summary, ensure_ascii=False, indent=2))
