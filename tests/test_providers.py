@@ -553,8 +553,12 @@ def test_plain_progress_prints_every_ten_percent_or_ten_seconds():
     now[0] += 11
     progress.advance(failed=False)  # 31 %, but 11 s later
     assert stream.lines[-1].startswith("progress: 31/100")
+    progress.advance(failed=False)  # 32 %: no line yet
+    lines = len(stream.lines)
     progress.stop()
-    assert stream.lines[-1].startswith("sent: 31/100")
+    assert stream.lines[-1].startswith("sent: 32/100") and len(stream.lines) == lines + 1
+    progress.stop()  # nothing new to say: no second line with the same counts
+    assert len(stream.lines) == lines + 1
 
 
 def test_the_terminal_progress_bar_shows_done_failed_and_rate():

@@ -86,6 +86,7 @@ class PlainProgress:
         self._counts = _Counts(clock)
         self._last_time = 0.0
         self._last_step = 0
+        self._last_done = -1  # the count the last line showed
 
     def _emit(self, text: str) -> None:
         self.stream.write(text + "\n")
@@ -110,7 +111,7 @@ class PlainProgress:
         c.errors += failed
         now, step = c.clock(), self._step()
         if now - self._last_time >= self.interval_s or step > self._last_step:
-            self._last_time, self._last_step = now, step
+            self._last_time, self._last_step, self._last_done = now, step, c.done
             self._emit("progress: " + c.line())
 
     def message(self, text: str) -> None:
@@ -118,7 +119,9 @@ class PlainProgress:
 
     def stop(self) -> None:
         c = self._counts
-        if c.session_done:
+        # The closing line only when it says something new (not the line just printed).
+        if c.session_done and c.done != self._last_done:
+            self._last_done = c.done
             self._emit("sent: " + c.line())
 
 
