@@ -99,6 +99,18 @@ MC_CASES = [
     ("Access and Mobility Management Function (AMF)", "B"),
     ("I am confident.\nAccess and Mobility Management Function (AMF).", "B"),
     ("ANSWER: B (AMF), because registration is an AMF task, not C", "B"),
+    ("**Answer: (B) Access and Mobility Management Function (AMF)**", "B"),
+    ("The correct option is **B**.\n\nANSWER: B", "B"),
+    ("Answer:\n\n**B**", "B"),
+    ("### Final Answer\nANSWER: B", "B"),
+    ("ANSWER: Option (B)", "B"),
+    ("ANSWER: B \u2014 the AMF", "B"),
+    ('ANSWER: "B"', "B"),
+    ("ANSWER: \u201cB\u201d", "B"),
+    ("ANSWER\uff1aB", "B"),
+    ("Answer: **(B)** AMF", "B"),
+    ("ANSWER: Thus the answer is B", "B"),
+    ("Answer - B\nANSWER: b)", "B"),
 ]
 
 MC_ERRORS = [
@@ -189,6 +201,9 @@ TF_CASES = [
     ("There is no exception in Rel-17, so the statement is true.", "true"),
     ("The statement isn't false: it is true.", "true"),
     ("The statement isn’t false; it is true.", "true"),
+    ('ANSWER: "False"', "false"),
+    ("Final answer: **TRUE**.", "true"),
+    ("Reasoning: the AMF, not the SMF, ends NAS.\n\nANSWER: True", "true"),
 ]
 
 TF_ERRORS = [

@@ -43,7 +43,8 @@ _THINK_OPEN = re.compile(r"<think(?:ing)?>", re.IGNORECASE)
 _LATEX_WRAP = re.compile(r"\\(?:boxed|fbox|text|textbf|mathrm|mathbf)\s*\{([^{}]*)\}")
 _DOLLARS = re.compile(r"\${1,2}([^$]*?)\${1,2}")
 _UNDERSCORES = re.compile(r"(?<![\w\\])(_{1,2})(?=\S)(.+?)(?<=\S)\1(?![\w])")
-_ANSWER = re.compile(r"ANSWER\s*:", re.IGNORECASE)
+_ANSWER = re.compile(r"ANSWER\s*[:\uff1a]", re.IGNORECASE)  # a full-width colon too
+_QUOTES = "\"'\u201c\u201d\u2018\u2019"
 # Words that introduce the answer after `ANSWER:` ("The correct answer is (B)").
 _LEAD_IN = re.compile(
     r"(?:(?:so|thus|therefore|hence)\b[,\s]*)?(?:the\s+)?(?:(?:correct|final|best|right)\s+)?"
@@ -123,7 +124,7 @@ def _mc_segment(item: QaItem, segment: str) -> Extraction:
     """The option a short text (the deciding place) names, or why it names none or two."""
     options = item.options
     for text in (segment, _strip_lead_in(segment)):
-        text = text.strip().rstrip(".!")
+        text = text.strip().rstrip(".!").strip(_QUOTES).strip()
         if not text:
             continue
         label = read_option(options, text)
