@@ -5,6 +5,7 @@ says what went wrong in one line, and never writes the key anywhere.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import socket
@@ -266,3 +267,62 @@ def test_a_run_directory_lock_is_released_however_the_run_ends(dataset, tmp_path
     assert result.asked == 16
     with RunLock(result.run_dir), pytest.raises(RunError, match=f"process {os.getpid()}"):
         RunLock(result.run_dir).acquire()
+
+
+# --- a full disk, a directory that cannot be written ------------------------------------------
+
+
+def test_a_full_disk_stops_the_run_in_one_message_and_the_run_resumes(
+    dataset, tmp_path, monkeypatch
+):
+    real = OutputsAppender._write_lines
+    batches: list[int] = []
+
+    def fill_up(self: OutputsAppender, lines: list[bytes]) -> None:
+        batches.append(len(lines))
+        if len(batches) > 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(self, lines)
+
+    monkeypatch.setattr(OutputsAppender, "_write_lines", fill_up)
+    with FakeServer(FakeConfig(dataset, latency_s=0.02)) as srv:
+        cfg = config(srv, tmp_path, concurrency=1)
+        with pytest.raises(RunError) as info:
+            run_eval(cfg)
+        message = str(info.value)
+        run_dir = tmp_path / "openai-fake-model-fc"
+        assert message.splitlines()[0] == (
+            f"cannot write {run_dir / 'outputs.jsonl'}: No space left on device"
+        )
+        assert "run the same command again" in message and "Traceback" not in message
+        kept = outputs(run_dir)
+        assert len(kept) == 3
+        meta = json.loads((run_dir / "run.json").read_text())
+        assert meta["status"] == "stopped"
+        assert meta["sessions"][-1]["error"] == "No space left on device"
+        monkeypatch.setattr(OutputsAppender, "_write_lines", real)
+        again = run_eval(cfg)
+    assert (again.resumed, again.asked) == (3, 13)
+    assert again.score.summary["overall"]["micro"]["accuracy"] == 1.0
+
+
+def _unwritable(tmp_path: Path) -> Path:
+    """A directory no one can create anything in (root ignores permission bits: /sys)."""
+    locked = tmp_path / "read-only"
+    locked.mkdir()
+    locked.chmod(0o555)
+    return locked if not os.access(locked, os.W_OK) else Path("/sys/tfce-eval-results")
+
+
+def test_an_unwritable_out_is_one_message_with_exit_code_1(dataset, tmp_path):
+    out = _unwritable(tmp_path)
+    with FakeServer(FakeConfig(dataset)) as srv:
+        proc = subprocess.run(
+            _cli(srv, out / "results"), env=_env(), capture_output=True, text=True, timeout=60
+        )
+        assert not srv.log
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    first, *rest = proc.stderr.splitlines()
+    assert first.startswith(f"error: cannot use {out / 'results'}")
+    assert rest == ["  fix: give --out a directory you can write to"]

@@ -26,6 +26,15 @@ from tfce_eval.scoring.rundir import truncate_torn_tail
 _STOP = object()
 
 
+class AppendFailed(Exception):
+    """outputs.jsonl could not be written (a full disk, a lost mount): the run must stop."""
+
+    def __init__(self, path: Path, error: BaseException) -> None:
+        self.path = path
+        self.reason = (error.strerror or str(error)) if isinstance(error, OSError) else repr(error)
+        super().__init__(f"cannot write {path}: {self.reason}")
+
+
 def encode_line(record: Mapping[str, Any]) -> bytes:
     """One outputs.jsonl line as UTF-8 bytes, Chinese readable, lone surrogates escaped."""
     text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
@@ -47,9 +56,12 @@ class OutputsAppender:
         self.written = 0
 
     def __enter__(self) -> OutputsAppender:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        truncate_torn_tail(self.path)
-        self._fh = self.path.open("ab")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            truncate_torn_tail(self.path)
+            self._fh = self.path.open("ab")
+        except OSError as exc:
+            raise AppendFailed(self.path, exc) from None
         self._thread = threading.Thread(target=self._loop, name="tfce-outputs", daemon=True)
         self._thread.start()
         return self
@@ -57,12 +69,10 @@ class OutputsAppender:
     def put(self, record: Mapping[str, Any]) -> None:
         """Queue one record (serialised now, so later changes to it do not matter)."""
         if self._error is not None:
-            raise OSError(f"cannot write {self.path}: {self._error}") from self._error
+            raise AppendFailed(self.path, self._error)
         self._queue.put(encode_line(record))
 
     def _loop(self) -> None:
-        fh = self._fh
-        assert fh is not None
         stop = False
         while not stop:
             lines = [self._queue.get()]
@@ -77,27 +87,35 @@ class OutputsAppender:
             if not lines:
                 continue
             try:
-                # One write per line: a kill between two leaves whole lines and at most one torn.
-                for line in lines:
-                    fh.write(line)
-                fh.flush()
-                os.fsync(fh.fileno())
+                self._write_lines(lines)
                 self.written += len(lines)
             except BaseException as exc:
                 self._error = exc
                 return
 
+    def _write_lines(self, lines: list[bytes]) -> None:
+        fh = self._fh
+        assert fh is not None
+        # One write per line: a kill between two leaves whole lines and at most one torn.
+        for line in lines:
+            fh.write(line)
+        fh.flush()
+        os.fsync(fh.fileno())
+
     def close(self) -> None:
-        """Write everything queued, sync, close. Raises if a write failed."""
+        """Write everything queued, sync, close. AppendFailed if a write failed."""
         if self._thread is not None:
             self._queue.put(_STOP)
             self._thread.join()
             self._thread = None
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+        fh, self._fh = self._fh, None
+        if fh is not None:
+            try:
+                fh.close()
+            except OSError as exc:  # the last buffered bytes could not be written either
+                self._error = self._error or exc
         if self._error is not None:
-            raise OSError(f"cannot write {self.path}: {self._error}") from self._error
+            raise AppendFailed(self.path, self._error)
 
     def __exit__(
         self,

@@ -15,12 +15,12 @@ from pathlib import Path, PurePath, PureWindowsPath
 from typing import Any
 
 from tfce_eval.dataset.load import Dataset, load_dataset
-from tfce_eval.errors import DataError, RunError, RunInterrupted, UsageError
+from tfce_eval.errors import DataError, RunError, RunInterrupted, TfceError, UsageError
 from tfce_eval.model import CATEGORY_ORDER, AnswerStyle, Category, ErrorCode, Item, Policy
 from tfce_eval.providers import Mode, Provider, RequestOptions, default_run_name, make_provider
 from tfce_eval.providers.registry import parse_model
 from tfce_eval.report import FailureSource, RunView, write_run_reports
-from tfce_eval.run.appender import OutputsAppender
+from tfce_eval.run.appender import AppendFailed, OutputsAppender
 from tfce_eval.run.lock import RunLock
 from tfce_eval.run.metadata import (
     RunIdentity,
@@ -377,7 +377,7 @@ def _ask(
     meta.setdefault("sessions", []).append(log)
     meta["status"] = "running"
     write_json(run_dir.run_json, meta)
-    appender = OutputsAppender(run_dir.outputs).__enter__()
+    appender = OutputsAppender(run_dir.outputs)
     session = Session(
         provider,
         config.mode,
@@ -389,24 +389,35 @@ def _ask(
         dropped=dropped,
     )
     status = "interrupted"
+    failure: RunError | RunInterrupted | None = None
     progress.start(total, done)
     try:
-        asyncio.run(_send_all(session, provider, items))
+        try:
+            appender.__enter__()
+            asyncio.run(_send_all(session, provider, items))
+        finally:
+            progress.stop()
+            appender.close()  # everything queued is written, or AppendFailed
         status = "sent"
     except SessionStopped as stopped:
         status = "stopped"
         log["error"] = stopped.error.message
-        raise RunError(
+        failure = RunError(
             stopped.error.render()
             + f"\n  {done + session.stats.answered} of {total} items are answered and saved in "
             f"{run_dir.outputs}; after fixing it, run the same command again to resume"
-        ) from None
+        )
+    except AppendFailed as failed:
+        status = "stopped"
+        log["error"] = failed.reason
+        failure = RunError(
+            f"{failed}\n  what was written before is kept; free some space (or choose "
+            "another --out) and run the same command again to resume"
+        )
     except KeyboardInterrupt:
         saved = done + session.stats.answered
-        raise RunInterrupted(_interrupted(run_dir, saved, total, config)) from None
+        failure = RunInterrupted(_interrupted(run_dir, saved, total, config))
     finally:
-        progress.stop()
-        appender.close()
         stats = session.stats
         log.update(
             ended_at=now_iso(),
@@ -418,8 +429,24 @@ def _ask(
         meta["status"] = status
         meta["dropped_params"] = stats.dropped
         meta["request_notes"] = _request_notes(provider, config, stats.dropped)
-        write_json(run_dir.run_json, meta)
+        unsaved = _save_meta(run_dir, meta)
+    if failure is not None:
+        if unsaved:
+            failure = type(failure)(f"{failure}\n  ({unsaved})")
+        raise failure
+    if unsaved:
+        raise RunError(unsaved)
     return session.stats
+
+
+def _save_meta(run_dir: RunDir, meta: Mapping[str, Any]) -> str | None:
+    """Write run.json; what went wrong (for the message), instead of raising, if it fails."""
+    try:
+        write_json(run_dir.run_json, meta)
+    except (OSError, TfceError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return f"{run_dir.run_json} could not be updated either: {reason}"
+    return None
 
 
 async def _send_all(session: Session, provider: Provider, items: Iterator[Item]) -> None:
