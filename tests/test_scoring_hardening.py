@@ -59,7 +59,7 @@ def test_scoring_imports_neither_reports_nor_heavy_libraries() -> None:
         "import sys, tfce_eval.scoring.score\n"
         "heavy = ['tfce_eval.report', 'tfce_eval.providers', 'tfce_eval.run', 'rich',\n"
         "         'jsonschema', 'openai', 'anthropic', 'numpy', 'multiprocessing.pool',\n"
-        "         'tfce_eval.exec.pool', 'subprocess']\n"
+        "         'tfce_eval.exec.pool', 'tfce_eval.exec.executor', 'subprocess']\n"
         "print([m for m in heavy if m in sys.modules])\n"
     )
     done = subprocess.run(

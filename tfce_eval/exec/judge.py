@@ -28,7 +28,6 @@ import itertools
 import json
 import math
 from collections.abc import Mapping, Sequence
-from fractions import Fraction
 from typing import Any, Protocol
 
 from tfce_eval.check.matching import max_matching
@@ -132,6 +131,9 @@ def numbers_close(expected: float, received: float, rel_tol: float = EXEC_REL_TO
         # Beyond a float: compare exactly, with the same relative tolerance.
         if any(isinstance(v, float) and not math.isfinite(v) for v in (expected, received)):
             return False
+        # Imported lazily: fractions brings decimal, and only integers beyond 1e308 need it.
+        from fractions import Fraction
+
         fe, fr = Fraction(expected), Fraction(received)
         return abs(fe - fr) <= Fraction(rel_tol) * max(abs(fe), abs(fr))
     if math.isnan(e) or math.isnan(r) or math.isinf(e) or math.isinf(r):

@@ -51,6 +51,8 @@ SUMMARY = "summary.json"
 RUN_JSON = "run.json"
 REPORT_MD = "report.md"
 REPORT_HTML = "report.html"
+#: Outputs files up to this size are kept parsed in memory while they are scored.
+KEEP_PARSED_BYTES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -162,18 +164,24 @@ class OutputsIndex:
     """Where each item's answer is in an outputs file: id -> (byte offset, line number).
 
     Kept instead of the answers themselves so that 100,000 items can be scored in little
-    memory: an answer is read back when its item is checked. `duplicates`: ids answered on
-    more than one line, in file order (the last line counts).
+    memory: an answer is read back when its item is checked. A file of at most
+    `KEEP_PARSED_BYTES` is small enough to keep as read (`held`), which spares parsing each
+    line twice. `duplicates`: ids answered on more than one line, in file order (the last
+    line counts).
     """
 
     path: Path
     offsets: Mapping[str, tuple[int, int]]
     torn_tail: bool  # the file ends in an incomplete line (a run was killed mid-write)
     duplicates: tuple[str, ...] = ()
+    held: Mapping[str, dict[str, Any]] | None = None
 
     @contextmanager
     def reader(self) -> Iterator[Callable[[str], dict[str, Any]]]:
         """`with index.reader() as read: read(item_id)`: one open file for many reads."""
+        if self.held is not None:
+            yield self.held.__getitem__
+            return
         with LineReader() as lines:
 
             def read(item_id: str) -> dict[str, Any]:
@@ -207,8 +215,13 @@ def index_outputs(path: Path, *, tolerate_torn_tail: bool = False) -> OutputsInd
     """
     offsets: dict[str, tuple[int, int]] = {}
     duplicates: dict[str, None] = {}
-    if not path.exists():
-        raise DataError("file not found", path=str(path), hint="give the path of an outputs file")
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise DataError(
+            "file not found", path=str(path), hint="give the path of an outputs file"
+        ) from None
+    held: dict[str, dict[str, Any]] | None = {} if size <= KEEP_PARSED_BYTES else None
     lines = JsonLines(path, torn_tail_ok=tolerate_torn_tail)
     for record in lines:
         obj = _object(record, path)
@@ -224,8 +237,14 @@ def index_outputs(path: Path, *, tolerate_torn_tail: bool = False) -> OutputsInd
         if key in offsets:
             duplicates[key] = None
         offsets[key] = (record.offset, record.line)
+        if held is not None:
+            held[key] = obj
     return OutputsIndex(
-        path=path, offsets=offsets, torn_tail=lines.torn_tail, duplicates=tuple(duplicates)
+        path=path,
+        offsets=offsets,
+        torn_tail=lines.torn_tail,
+        duplicates=tuple(duplicates),
+        held=held,
     )
 
 

@@ -21,17 +21,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfce_eval.check.item import answer_and_truth, check_item
 from tfce_eval.dataset.load import Dataset
 from tfce_eval.decode.answer import decode_output
 from tfce_eval.errors import DataError, HarnessError, TfceError
-from tfce_eval.exec.executor import Executor
 from tfce_eval.exec.records import ExecOptions, ExecVerdict, default_functions_dir
 from tfce_eval.model import Category, DecodeResult, ErrorCode, Item, ScoreRecord, Verdict
 from tfce_eval.schema.wire import name_map
@@ -47,6 +46,9 @@ from tfce_eval.scoring.rundir import (
 )
 from tfce_eval.scoring.summary import UsageStats, summarize
 from tfce_eval.scoring.writing import StagedLines, Staging, dumps_strict
+
+if TYPE_CHECKING:
+    from tfce_eval.exec.executor import Executor
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,10 @@ def _open_executor(stack: ExitStack, dataset: Dataset, options: ScoreOptions) ->
                 hint="point --functions at a directory of implementations, or use --check ast",
             )
         return None
+    # Imported lazily: exec checking is optional (a dataset with implementations), and the
+    # executor brings the judge and its dependencies that an AST-only score never uses.
+    from tfce_eval.exec.executor import Executor
+
     return stack.enter_context(
         Executor(
             ExecOptions(
@@ -189,7 +195,17 @@ class _Keeper:
                 self._kept[key] = self._kept.get(key, 0) + 1
                 self.records.append(record)
                 return
-        self.records.append(replace(record, details=_slim(record.details)))
+        self.records.append(
+            ScoreRecord(
+                record.id,
+                record.category,
+                record.valid,
+                record.error_type,
+                record.error,
+                record.exec_valid,
+                _slim(record.details),
+            )
+        )
 
 
 @lru_cache(maxsize=16)

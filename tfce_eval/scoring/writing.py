@@ -95,18 +95,23 @@ def dumps_strict(obj: Any, *, indent: int | None = None) -> str:
     return _utf8_safe(text)
 
 
+def write_error(exc: OSError, directory: Path) -> DataError:
+    """The one-line DataError for an OSError met while writing into `directory`."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return DataError(
+        f"cannot write the result files here ({reason}): free some disk space, or give "
+        "a directory you can write to",
+        path=str(directory),
+    )
+
+
 @contextmanager
 def writing(directory: Path) -> Iterator[None]:
     """Turn an OSError inside the block into a DataError about writing into `directory`."""
     try:
         yield
     except OSError as exc:
-        reason = exc.strerror or str(exc) or type(exc).__name__
-        raise DataError(
-            f"cannot write the result files here ({reason}): free some disk space, or give "
-            "a directory you can write to",
-            path=str(directory),
-        ) from None
+        raise write_error(exc, directory) from None
 
 
 @cache
@@ -178,8 +183,10 @@ class AtomicLines:
     def write(self, row: Mapping[str, Any]) -> None:
         if self._fh is None:
             raise RuntimeError("AtomicLines used outside its `with` block")
-        with writing(self.path.parent):
+        try:
             self._fh.write(dumps_strict(row) + "\n")
+        except OSError as exc:
+            raise write_error(exc, self.path.parent) from None
 
     def __exit__(
         self,
@@ -211,8 +218,10 @@ class StagedLines:
         self._directory = directory
 
     def write(self, row: Mapping[str, Any]) -> None:
-        with writing(self._directory):
+        try:
             self._fh.write(dumps_strict(row) + "\n")
+        except OSError as exc:  # per row: a plain try costs less than a context manager
+            raise write_error(exc, self._directory) from None
 
 
 class Staging:
