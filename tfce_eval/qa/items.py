@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 from typing import NamedTuple
 
 
@@ -126,6 +127,7 @@ _SPEC = re.compile(
 _RELEASE = re.compile(r"\bRel(?:ease)?[-\s.]*(\d{1,2})\b", re.IGNORECASE)
 
 
+@lru_cache(maxsize=65_536)  # a run names the same chunks and sources over and over
 def normalise_spec(text: str) -> str:
     """The canonical number of the first 3GPP spec named in `text`, or "" when none is.
 

@@ -267,7 +267,8 @@ async def _grade(
 def write_results(out_dir: Path, records: Sequence[QaScore], summary: Mapping[str, Any]) -> None:
     """scores.jsonl and summary.json, each written atomically."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    lines = (json.dumps(r.to_json(), ensure_ascii=False, allow_nan=False) + "\n" for r in records)
+    encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, check_circular=False)
+    lines = (encoder.encode(r.to_json()) + "\n" for r in records)
     write_atomic(out_dir / SCORES_NAME, lines)
     text = json.dumps(summary, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
     write_atomic(out_dir / SUMMARY_NAME, [text])
