@@ -321,3 +321,87 @@ def test_a_schema_500_items_deep_does_not_reach_jsonschema(tmp_path: Path) -> No
     questions = str(root / "questions" / "simple.jsonl")
     assert "parameters nest deeper than 64 levels" in by_line[questions, 1]
     assert "nest deeper than 128 levels" in by_line[questions, 2]
+
+
+# -- structured answers are bounded like text ---------------------------------------------------
+
+
+def _outputs_line(tmp_path: Path, text: str) -> dict[str, Any]:
+    """One outputs line as scoring reads it: through the JSON Lines reader."""
+    from tfce_eval.jsonl import JsonLines
+
+    path = tmp_path / "outputs.jsonl"
+    path.write_text(text + "\n", encoding="utf-8")
+    (record,) = JsonLines(path)
+    assert record.error is None, record.error
+    value: dict[str, Any] = record.value
+    return value
+
+
+FIFTY_MB = 50 * 1024 * 1024
+
+
+@pytest.mark.parametrize(
+    ("make", "fragment"),
+    [
+        (
+            lambda: (
+                '{"calls": [{"name": "coulomb_force", "arguments": {"label": "'
+                + "x" * FIFTY_MB
+                + '"}}]}'
+            ),
+            "answer too large",
+        ),
+        (
+            lambda: (
+                '{"calls": [{"name": "coulomb_force", "arguments": {"values": ['
+                + "0," * (FIFTY_MB // 8)
+                + "0]}}]}"
+            ),
+            "answer too large",
+        ),
+        (
+            lambda: '{"calls": [' + '{"name": "f", "arguments": {}},' * 200_000 + "{}]}",
+            "more than 100000 values",
+        ),
+        (
+            lambda: '{"calls": [' + '{"name": "f", "arguments": {}},' * 1000 + "{}]}",
+            "more than 256 calls",
+        ),
+        (
+            lambda: '{"calls": [{"name": "' + "n" * FIFTY_MB + '", "arguments": {}}]}',
+            "answer too large",
+        ),
+        (
+            lambda: '{"calls": [{"name": "f", "arguments": {"' + "k" * FIFTY_MB + '": 1}}]}',
+            "answer too large",
+        ),
+        (
+            lambda: '{"content": [' + '{"type": "thinking"},' * 300_000 + '{"type": "x"}]}',
+            "answer too large",
+        ),
+    ],
+    ids=["string", "list", "many-calls", "calls", "name", "key", "blocks"],
+)
+def test_a_huge_structured_answer_is_a_quick_bounded_parse_error(
+    tmp_path: Path, make: Any, fragment: str
+) -> None:
+    answer = _outputs_line(tmp_path, make())
+    start = time.monotonic()
+    decoded = decode_output(answer)
+    verdict = check_item(item(q1=1.5), decoded)
+    details = json.dumps({**verdict.details, **answer_and_truth(item(q1=1.5), decoded)})
+    assert time.monotonic() - start < 5
+    assert verdict.error_type is ErrorCode.PARSE_ERROR
+    assert verdict.error is not None and fragment in verdict.error
+    assert len(verdict.error) <= 500 and len(details) < 1000
+
+
+def test_a_large_wrong_value_is_kept_cut_in_the_details() -> None:
+    calls = [{"name": "coulomb_force", "arguments": {"q1": 1.5, "label": "y" * 1_500_000}}]
+    target = item(q1=1.5, label="x")
+    verdict = judge(target, {"calls": calls})
+    assert verdict.error_type is ErrorCode.VALUE_ERROR
+    (problem,) = verdict.details["problems"]
+    assert problem["expected"] == "x" and len(problem["received"]) == 2000
+    assert len(json.dumps(verdict.details)) < 5000

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from tfce_eval.check.fast import declared, equals_default, exact_as_is, satisfies
@@ -25,6 +26,7 @@ from tfce_eval.model import (
     OptionalParams,
     Policy,
     Verdict,
+    show_value,
     writable,
 )
 from tfce_eval.schema.kinds import MatchOptions, kind_of
@@ -203,12 +205,33 @@ def _expected_json(exp: ExpectedCall) -> dict[str, Any]:
     return {"name": exp.name, "arguments": params}
 
 
+#: A value larger than this (characters and elements) is kept in a record's details as its
+#: text, cut to this length: one answer must not make a record of many megabytes.
+MAX_DETAIL = 2000
+
+
+def _detail(value: Any) -> Any:
+    budget = MAX_DETAIL
+    stack = [value]
+    while stack:  # a bounded walk: it stops as soon as the value is known to be too large
+        current = stack.pop()
+        budget -= len(current) + 1 if isinstance(current, str) else 1
+        if budget < 0:
+            return show_value(value, MAX_DETAIL)
+        if isinstance(current, Mapping):
+            budget -= sum(len(k) for k in islice(current, MAX_DETAIL) if isinstance(k, str))
+            stack.extend(islice(current.values(), MAX_DETAIL))
+        elif isinstance(current, list | tuple):
+            stack.extend(islice(current, MAX_DETAIL))
+    return value
+
+
 def _problem_json(p: Mismatch) -> dict[str, Any]:
     out: dict[str, Any] = {"code": str(p.code), "path": p.path, "message": p.message}
     if p.expected is not None:
-        out["expected"] = p.expected
+        out["expected"] = _detail(p.expected)
     if p.received is not None:
-        out["received"] = p.received
+        out["received"] = _detail(p.received)
     if p.order_only:
         out["order_only"] = True
     return out

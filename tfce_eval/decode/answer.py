@@ -49,18 +49,22 @@ parse_error, as is any delimited call in prose that fails. Prose with no call at
 calls.
 
 Limits (`DecodeLimits`): a text or argument string longer than `max_chars` is refused before
-anything else; bracket nesting deeper than `max_depth` (containers; an argument object is
-level 1) is refused by a linear scan before `json.loads` or `ast.parse` runs; more than
-`max_calls` calls is a parse_error (Python text is checked by counting `name(` before
-parsing). Python text also has an element budget (`pyliteral.MAX_ITEMS`) so that parsing stays
-well under a second; integers have at most `limits.MAX_INT_DIGITS` digits and numbers must
-be finite. Argument values come out JSON-like (dicts with string keys, lists, str, int, float,
-bool, None).
+anything else, and a structured answer holds at most `max_chars` characters (strings, keys
+and names together) and `max_values` values (each counted when its container is reached, so
+a list of millions is refused at once). Bracket nesting deeper than `max_depth` (containers;
+an argument object is level 1) is refused by a linear scan before `json.loads` or
+`ast.parse` runs; more than `max_calls` calls is a parse_error (Python text is checked by
+counting `name(` before parsing). Python text also has an element budget
+(`pyliteral.MAX_ITEMS`) so that parsing stays well under a second; integers have at most
+`limits.MAX_INT_DIGITS` digits and numbers must be finite. A parse_error's message is at
+most 500 characters. Argument values come out JSON-like (dicts with string keys, lists, str,
+int, float, bool, None).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import islice
 from typing import Any, cast
 
 from tfce_eval.decode.limits import DecodeError, DecodeLimits, number_problem, too_many
@@ -85,6 +89,8 @@ _RECORD_KEYS: tuple[tuple[str, tuple[type, ...]], ...] = (
     ("response", (str, Mapping, list, tuple)),
 )
 DEFAULT_LIMITS = DecodeLimits()
+#: Longest parse_error message kept.
+_MAX_ERROR = 500
 _ARGUMENT_KEYS = ("arguments", "parameters", "input", "args")
 _TEXT_TYPES = frozenset({"text", "output_text"})
 _CALL_TYPES = frozenset({"tool_use", "function_call"})
@@ -110,7 +116,7 @@ def decode_output(
     try:
         calls = _Decoder(limits).value(value, 0)
     except DecodeError as exc:
-        return DecodeResult(calls=None, error=str(exc))
+        return DecodeResult(calls=None, error=_clip(str(exc), _MAX_ERROR))
     except RecursionError:
         return DecodeResult(calls=None, error="answer too deeply nested to read")
     except MemoryError:
@@ -161,6 +167,25 @@ class _Decoder:
     def __init__(self, limits: DecodeLimits) -> None:
         self.limits = limits
         self.texts = TextDecoder(limits, self.maybe_call)
+        #: What the structured parts of the answer may still hold (text is bounded by its
+        #: length): characters of strings, keys and names, and values (each list item and
+        #: member counted when its container is reached, before it is read).
+        self.chars = limits.max_chars
+        self.values = limits.max_values
+
+    def spend(self, values: int, chars: int = 0) -> None:
+        self.values -= values
+        self.chars -= chars
+        if self.values < 0:
+            raise DecodeError(
+                f"answer too large: its structured parts hold more than "
+                f"{self.limits.max_values} values"
+            )
+        if self.chars < 0:
+            raise DecodeError(
+                f"answer too large: its structured parts hold more than "
+                f"{self.limits.max_chars} characters"
+            )
 
     # ---- structures -------------------------------------------------------------------
 
@@ -210,7 +235,7 @@ class _Decoder:
             return [call]
         if kind is not None:
             return []  # a block that holds no call: thinking, reasoning, refusal, image...
-        keys = ", ".join(sorted(str(k) for k in d)[:12])
+        keys = ", ".join(sorted(_clip(str(k)) for k in islice(d, 1000))[:12])
         if d.get("error") is not None:
             raise DecodeError(f"the record holds no answer, only an error: {d['error']}")
         raise DecodeError(
@@ -222,6 +247,7 @@ class _Decoder:
         calls: list[Call] = []
         texts: list[str] = []
         native = False
+        self.spend(len(items))
         for index, raw in enumerate(items, 1):
             item = _dump(raw)
             if isinstance(item, Call):
@@ -243,7 +269,7 @@ class _Decoder:
                     calls.append(call)
                     native = True
                 elif kind is None:
-                    keys = ", ".join(sorted(str(k) for k in item)[:12])
+                    keys = ", ".join(sorted(_clip(str(k)) for k in islice(item, 1000))[:12])
                     raise DecodeError(f"item {index} of the list is not a call (keys: {keys})")
             else:
                 raise DecodeError(f"item {index} of the list is {json_type(item)}, not a call")
@@ -272,9 +298,11 @@ class _Decoder:
         source = d["function"] if isinstance(d.get("function"), Mapping) else d
         name = source.get("name")
         if not isinstance(name, str) or not name.strip():
-            raise DecodeError(f"a call has no function name (got {name!r})")
+            got = repr(name) if isinstance(name, str) else json_type(name)
+            raise DecodeError(f"a call has no function name (got {got})")
+        self.spend(1, len(name))
         raw = next((source[k] for k in _ARGUMENT_KEYS if k in source), None)
-        return Call(name=name, arguments=self.arguments(raw, name))
+        return Call(name=name, arguments=self.arguments(raw, _clip(name)))
 
     def arguments(self, raw: object, name: str) -> dict[str, Any]:
         raw = _dump(raw)
@@ -296,7 +324,10 @@ class _Decoder:
         """A checked copy of an argument value; `depth` counts containers, arguments being 1."""
         if isinstance(value, Mapping | list | tuple) and depth > self.limits.max_depth:
             raise DecodeError(f"{where}: values nest deeper than {self.limits.max_depth} levels")
-        if value is None or isinstance(value, bool | str):
+        if isinstance(value, str):
+            self.spend(0, len(value))  # the value itself was counted with its container
+            return value
+        if value is None or isinstance(value, bool):
             return value
         if isinstance(value, int | float):
             problem = number_problem(value)
@@ -304,15 +335,23 @@ class _Decoder:
                 raise DecodeError(f"{where}: {problem}")
             return value
         if isinstance(value, Mapping):
+            self.spend(len(value))
             result: dict[str, Any] = {}
             for key, item in value.items():
                 if not isinstance(key, str):
-                    raise DecodeError(f"{where}: object key {key!r} is not a string")
-                result[key] = self.json_like(item, depth + 1, f"{where}.{key}")
+                    raise DecodeError(f"{where}: object key {_clip(repr(key))} is not a string")
+                self.spend(0, len(key))
+                result[key] = self.json_like(item, depth + 1, f"{where}.{_clip(key)}")
             return result
         if isinstance(value, list | tuple):
+            self.spend(len(value))
             return [self.json_like(item, depth + 1, where) for item in value]
         raise DecodeError(f"{where}: {type(value).__name__} is not a JSON value")
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    """A name or a message cut to `limit` characters, so that what is shown stays bounded."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _message_texts(content: object) -> list[str]:

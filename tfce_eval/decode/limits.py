@@ -20,9 +20,16 @@ _INT_BOUND = 10**MAX_INT_DIGITS
 class DecodeLimits:
     """Bounds that keep decoding fast and safe on hostile or broken answers."""
 
+    #: Characters of a text answer, of an arguments string, and of all the strings, keys and
+    #: names of a structured answer together.
     max_chars: int = 2_000_000
+    #: Nesting of containers (an argument object is level 1).
     max_depth: int = 64
+    #: Calls in one answer.
     max_calls: int = 256
+    #: Values and list items of a structured answer together (Python text has its own
+    #: element budget, `pyliteral.MAX_ITEMS`, of the same size).
+    max_values: int = 100_000
 
 
 class DecodeError(Exception):
