@@ -73,7 +73,7 @@ FAULTS = (
     "text_error_key",  # a text/plain 400 whose body holds the key across its 500th character
     "deep",  # a 200 whose body is nested 100,000 deep
     "trickle",  # headers at once, then the body one byte every `trickle_s`
-    "redirect",  # 307 to the same path on another host (127.0.0.2)
+    "redirect",  # 307 to the same path on another host (`redirect_to`, else 127.0.0.2)
 )
 
 
@@ -89,6 +89,7 @@ class FakeConfig:
     retry_after_s: float = 0.05
     slow_s: float = 3.0
     trickle_s: float = 0.2
+    redirect_to: str | None = None  # root URL the "redirect" fault points at
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,7 @@ class FakeServer:
 
     def __init__(self, config: FakeConfig, *, host: str = "127.0.0.1", port: int = 0) -> None:
         self.config = config
+        self.host = host
         self.log: list[Logged] = []
         self._lock = threading.Lock()
         self._count = 0
@@ -161,12 +163,12 @@ class FakeServer:
     @property
     def base_url(self) -> str:
         """For OpenAI-style clients (`.../v1`)."""
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"http://{self.host}:{self.port}/v1"
 
     @property
     def root_url(self) -> str:
         """For the Anthropic SDK, which adds `/v1/messages` itself."""
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self.host}:{self.port}"
 
     def start(self) -> FakeServer:
         self._thread.start()
@@ -509,7 +511,8 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                 self._send(400, None, {"Content-Type": "text/plain"}, raw=data)
                 return True
             if fault == "redirect":
-                where = f"http://127.0.0.2:{server.port}{self.path}"
+                root = server.config.redirect_to or f"http://127.0.0.2:{server.port}"
+                where = root + self.path
                 self._send(307, {"moved": where}, {"Location": where})
                 return True
             errors = {

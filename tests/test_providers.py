@@ -652,3 +652,18 @@ def test_the_fake_server_refuses_tool_names_the_apis_refuse(server, dataset, sdk
     error = asyncio.run(_send_once(provider, request))
     assert error is not None and (error.kind, error.status) == (ErrorKind.ITEM, 400)
     assert "does not match pattern" in error.message
+
+
+@pytest.mark.parametrize(
+    ("location", "says"),
+    [
+        ("https://evil.example/v1/chat/completions", "to another host, evil.example;"),
+        ("/v2/chat/completions", "redirects to https://api.openai.com/v2/chat/completions;"),
+        (None, "a redirect that names no address"),
+    ],
+)
+def test_a_redirect_is_a_request_error_that_says_where_it_pointed(location, says):
+    headers = {"Location": location} if location else {}
+    error = classify_status(301, "", headers, "moved", CTX)
+    assert error.kind is ErrorKind.ITEM
+    assert error.message.startswith("HTTP 301: api.openai.com ") and says in error.message

@@ -326,3 +326,24 @@ def test_an_unwritable_out_is_one_message_with_exit_code_1(dataset, tmp_path):
     first, *rest = proc.stderr.splitlines()
     assert first.startswith(f"error: cannot use {out / 'results'}")
     assert rest == ["  fix: give --out a directory you can write to"]
+
+
+# --- redirects and servers that are not there -------------------------------------------------
+
+
+@pytest.mark.parametrize("sdk", ["openai", "anthropic"])
+def test_a_redirect_to_another_host_is_not_followed_and_names_both_hosts(dataset, tmp_path, sdk):
+    with FakeServer(FakeConfig(dataset), host="127.0.0.2") as elsewhere:
+        faults = {"run_simple_3": ["redirect"]}
+        cfg = FakeConfig(dataset, faults=faults, redirect_to=elsewhere.root_url)
+        with FakeServer(cfg) as srv:
+            result = run_eval(config(srv, tmp_path, sdk))
+            assert len(srv.requests_for("run_simple_3")) == 1  # not retried
+        assert not elsewhere.log  # the key was never sent there
+    (failed,) = [r for r in outputs(result.run_dir) if r["error"]]
+    assert failed["id"] == "run_simple_3"
+    here, there = f"127.0.0.1:{srv.port}", f"127.0.0.2:{elsewhere.port}"
+    assert failed["error"] == (
+        f"HTTP 307: {here} redirects to another host, {there}; requests are not "
+        "sent on (if that is the server, give its address with --base-url)"
+    )

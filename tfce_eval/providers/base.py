@@ -24,6 +24,7 @@ from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from types import TracebackType
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 from tfce_eval.model import FunctionDoc, Item
 
@@ -303,6 +304,8 @@ def classify_status(
             hint="the account's quota or credit is used up: add credit, raise "
             "the limit, or use another key; then run the same command again",
         )
+    if 300 <= status < 400:
+        return ProviderError(ErrorKind.ITEM, _redirect_message(status, headers, ctx))
     if status in (408, 409, 429) or status >= 500:
         return ProviderError(
             ErrorKind.RETRYABLE, message, status, retry_after=parse_retry_after(headers)
@@ -335,6 +338,26 @@ def classify_status(
         )
     return ProviderError(
         ErrorKind.ITEM, message, status, param=refused_param(text, _field(body, "param"))
+    )
+
+
+def _redirect_message(status: int, headers: Mapping[str, str] | None, ctx: ServerContext) -> str:
+    """What a redirect pointed at, naming both hosts when it leaves the server."""
+    lowered = {k.lower(): v for k, v in (headers or {}).items()}
+    here = urlsplit(ctx.base_url).netloc or ctx.base_url
+    location = lowered.get("location")
+    if not location:
+        return f"HTTP {status}: {here} answered with a redirect that names no address"
+    target = urljoin(ctx.base_url, location)
+    there = urlsplit(target).netloc
+    if there != here:
+        return (
+            f"HTTP {status}: {here} redirects to another host, {there}; requests are not "
+            "sent on (if that is the server, give its address with --base-url)"
+        )
+    return (
+        f"HTTP {status}: {here} redirects to {target}; requests are not sent on (give "
+        "the address it names with --base-url)"
     )
 
 

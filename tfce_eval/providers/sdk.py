@@ -166,7 +166,14 @@ class SdkProvider(Provider):
                 # Posted as built, not re-shaped by the SDK's typed `create`: what
                 # --dump-request shows is byte for byte what is sent, and no time goes to
                 # re-validating it.
-                http = await client.post(self.endpoint, body=dict(request), cast_to=httpx2.Response)
+                # Redirects are not followed: the SDKs would follow one to any host, with
+                # the key in the headers. classify_status says where it pointed.
+                http = await client.post(
+                    self.endpoint,
+                    body=dict(request),
+                    cast_to=httpx2.Response,
+                    options={"follow_redirects": False},
+                )
                 await http.aread()
         except TimeoutError:
             raise RequestTimeout(f"no answer within {self.timeout_s:g} s") from None
