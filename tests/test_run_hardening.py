@@ -347,3 +347,21 @@ def test_a_redirect_to_another_host_is_not_followed_and_names_both_hosts(dataset
         f"HTTP 307: {here} redirects to another host, {there}; requests are not "
         "sent on (if that is the server, give its address with --base-url)"
     )
+
+
+@pytest.mark.parametrize("umask", [0o002, 0o027])
+def test_the_files_of_a_run_follow_the_umask(dataset, tmp_path, umask):
+    with FakeServer(FakeConfig(dataset)) as srv:
+        proc = subprocess.run(
+            _cli(srv, tmp_path, "--ids", "run_simple_0,run_parallel_0"),
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            preexec_fn=lambda: os.umask(umask),  # as the user's shell would set it
+        )
+    assert proc.returncode == 0, proc.stderr
+    run_dir = tmp_path / "openai-fake-model-fc"
+    modes = {p.name: p.stat().st_mode & 0o777 for p in run_dir.iterdir()}
+    assert {"outputs.jsonl", "run.json", "scores.jsonl", "summary.json"} <= set(modes)
+    assert modes == dict.fromkeys(modes, 0o666 & ~umask)
