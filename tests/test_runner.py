@@ -232,12 +232,37 @@ def test_resume_refuses_a_different_run_and_force_starts_over(server, tmp_path):
         run_eval(changed)
     message = str(info.value)
     assert "request option temperature: 0.0 (saved) vs 0.5 (now)" in message
-    assert "categories" in message and "selected items differ" in message
+    assert (
+        "categories (--category): simple, multiple, parallel, parallel_multiple, irrelevance "
+        "(saved) vs simple (now)"
+    ) in message
+    assert "selected items differ" not in message  # the option that chose them is named
     assert "--force" in message
     server.log.clear()
     result = run_eval(replace(changed, force=True))
     assert len(server.log) == 5 and result.selected == 5
     assert len(outputs(result.run_dir)) == 5
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "says"),
+    [
+        ({"limit": 2}, {"limit": 3}, "--limit: 2 (saved) vs 3 (now)"),
+        ({"limit": 2}, {}, "--limit: 2 (saved) vs none (all items) (now)"),
+        (
+            {"ids": ("run_simple_0", "run_simple_1")},
+            {"ids": ("run_simple_0",)},
+            "--ids: run_simple_0, run_simple_1 (saved) vs run_simple_0 (now)",
+        ),
+    ],
+)
+def test_resume_names_the_selection_option_that_changed(server, tmp_path, first, then, says):
+    run_eval(config(server, tmp_path, **first))
+    with pytest.raises(RunError) as info:
+        run_eval(config(server, tmp_path, **then))
+    lines = str(info.value).splitlines()
+    assert f"  {says}" in lines
+    assert not [line for line in lines if "selected items differ" in line]
 
 
 def test_resume_cuts_a_torn_line_and_asks_only_what_is_missing(server, tmp_path):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import platform
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -52,6 +52,9 @@ class RunIdentity:
     request_options: Mapping[str, Any]
     categories: tuple[str, ...]
     selection_sha256: str
+    #: The options that chose the items (`limit`, `ids`): not compared themselves (the
+    #: digest of the ids is), but named when the selection differs.
+    selection: Mapping[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -85,26 +88,64 @@ def _identity_view(meta: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _shown(value: object) -> str:
+    """A selection option's value as the user wrote it."""
+    if value is None:
+        return "none (all items)"
+    if isinstance(value, list | tuple):
+        shown = ", ".join(str(v) for v in value[:5])
+        return shown + (f" and {len(value) - 5} more" if len(value) > 5 else "")
+    return str(value)
+
+
+def _selection_lines(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """One line per item-choosing option that differs: `--limit: 2 (saved) vs 3 (now)`."""
+    lines: list[str] = []
+    for key, option in (("limit", "--limit"), ("ids", "--ids")):
+        before, after = old.get(key), new.get(key)
+        if before != after:
+            lines.append(f"{option}: {_shown(before)} (saved) vs {_shown(after)} (now)")
+    return lines
+
+
 def identity_differences(old_meta: Mapping[str, Any], new: RunIdentity) -> list[str]:
-    """One line per identity field that differs: `model: 'a' (saved) vs 'b' (now)`."""
+    """One line per identity field that differs: `model: 'a' (saved) vs 'b' (now)`.
+
+    Items chosen differently are named by the options that chose them (`--category`,
+    `--limit`, `--ids`, each with both values); only when none of them differs (the
+    dataset changed under the same options) do the digests of the selection speak.
+    """
     old = _identity_view(old_meta)
     now = new.to_json()
     lines: list[str] = []
     for name in IDENTITY_FIELDS:
-        if old.get(name) != now[name]:
-            if name == "request_options" and isinstance(old.get(name), Mapping):
-                for key in sorted(set(old[name]) | set(now[name])):
-                    before, after = old[name].get(key), now[name].get(key)
-                    if before != after:
-                        lines.append(f"request option {key}: {before!r} (saved) vs {after!r} (now)")
-            elif name in ("dataset_sha256", "selection_sha256"):
-                what = "dataset contents" if name == "dataset_sha256" else "selected items"
+        if old.get(name) == now[name]:
+            continue
+        if name == "request_options" and isinstance(old.get(name), Mapping):
+            for key in sorted(set(old[name]) | set(now[name])):
+                before, after = old[name].get(key), now[name].get(key)
+                if before != after:
+                    lines.append(f"request option {key}: {before!r} (saved) vs {after!r} (now)")
+        elif name == "categories" and isinstance(old.get(name), list):
+            lines.append(
+                f"categories (--category): {_shown(old[name])} (saved) vs {_shown(now[name])} (now)"
+            )
+        elif name == "selection_sha256":
+            chosen = _selection_lines(_mapping(old_meta.get("selection")), new.selection)
+            if chosen:
+                lines.extend(chosen)
+            elif old.get("categories") == now["categories"]:
                 lines.append(
-                    f"{what} differ (SHA-256 {str(old.get(name))[:12]}... saved vs "
+                    f"selected items differ (SHA-256 {str(old.get(name))[:12]}... saved vs "
                     f"{now[name][:12]}... now)"
                 )
-            else:
-                lines.append(f"{name}: {old.get(name)!r} (saved) vs {now[name]!r} (now)")
+        elif name == "dataset_sha256":
+            lines.append(
+                f"dataset contents differ (SHA-256 {str(old.get(name))[:12]}... saved vs "
+                f"{now[name][:12]}... now)"
+            )
+        else:
+            lines.append(f"{name}: {old.get(name)!r} (saved) vs {now[name]!r} (now)")
     return lines
 
 

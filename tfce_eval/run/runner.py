@@ -184,6 +184,7 @@ def _identity(
         request_options=config.request.to_json(),
         categories=_categories(dataset, ids),
         selection_sha256=selection_digest(ids),
+        selection={"limit": config.limit, "ids": list(config.ids) or None},
     )
 
 
