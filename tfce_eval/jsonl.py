@@ -1,26 +1,19 @@
-"""Reading JSON files record by record, within limits, and never giving up early.
+"""Reading JSON from files, within limits, record by record, and never giving up early.
 
 Every read of JSON from a file in tfce-eval goes through here, bounded by `JsonLimits`: a
 line (or a whole document) of at most `max_bytes`, arrays and objects nested at most
 `max_depth` deep (checked by a linear scan before `json` parses anything), integers within
 Python's digit limit. Whatever breaks a limit, or is not UTF-8 or not JSON, becomes a
-`Record` with an `error` and a `hint` naming the line (and column), never an exception.
+`Record` with an `error` and a `hint` naming the line (and column), or a `JsonRefused`
+from `parse_json`; never a RecursionError or a traceback.
 
 - `JsonLines`: one pass over a JSON Lines file, a `Record` per non-blank line with its byte
   offset and line number; optionally tolerant of a torn last line (what a writer killed in
   mid-line leaves). Read as bytes, line by line: nothing but the line at hand is in memory.
 - `LineReader`: reads such a record back by its byte offset, one open handle per file.
-- `JsonFile`: a dataset file, whatever its shape (decided by content, never by extension):
-  JSON Lines; a JSON array of items; an object that wraps the items in a list under some key
-  (`{"data": [...]}`; the object must not have an `id`, and when it holds several lists the
-  list of objects is taken, or the first of `data`, `items`, `questions`, `answers`,
-  `examples`, `records`); one item written as a single (pretty-printed) JSON object.
+- `parse_json`: one bounded JSON value from bytes (dataset files that are one document use
+  it, see `tfce_eval.dataset.files`).
 
-Detection reads only the first non-blank line of a JSON Lines file: a file is JSON Lines
-unless that line is not a complete JSON value on its own, or it is but nothing follows it
-and it is an array or a wrapping object. In the other cases the whole file is parsed; if that
-fails and the file starts with `[`, or with a line holding only `{`, it is reported as one
-broken JSON document (json's message and line), else as JSON Lines, line by line.
 Text must be UTF-8; a byte-order mark at the start is tolerated.
 """
 
@@ -32,7 +25,6 @@ import re
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from types import TracebackType
 from typing import Any, BinaryIO
@@ -40,9 +32,6 @@ from typing import Any, BinaryIO
 from tfce_eval.errors import DataError
 
 _BOM = b"\xef\xbb\xbf"
-_WS = re.compile(r"[ \t\n\r]*")
-_PREFERRED_KEYS = ("data", "items", "questions", "answers", "examples", "records")
-_UTF8_HINT = "save the file as UTF-8"
 _LINE_HINT = "write one complete JSON object per line"
 # A JSON string as one token (possessive: linear on any input), or a bracket.
 _DEPTH_TOKEN = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}]', re.DOTALL)
@@ -63,21 +52,12 @@ class JsonLimits:
 DEFAULT_LIMITS = JsonLimits()
 
 
-class FileKind(StrEnum):
-    """How a file holds its records."""
-
-    JSON_LINES = "jsonl"
-    ARRAY = "array"
-    WRAPPED = "wrapped"
-    OBJECT = "object"
-
-
 @dataclass(frozen=True, slots=True)
 class Record:
     """One record of a file: a parsed JSON value, or what kept it from being one.
 
-    `offset` is the byte offset of the line in a JSON Lines file, and the index of the value
-    in `JsonFile.held` for the other kinds. `line` is 1-based (0: the file as a whole).
+    `offset` is the byte offset of the line in a JSON Lines file (for a file that is one
+    JSON document, the index of the value in it). `line` is 1-based (0: the file as a whole).
     """
 
     line: int
@@ -87,11 +67,22 @@ class Record:
     hint: str | None = None
 
 
-class _Refused(Exception):
-    """Bytes that are not one readable JSON value; `syntax` when json itself refused them."""
+class JsonRefused(ValueError):
+    """Bytes that are not one readable JSON value: what is wrong, where, and the fix.
+
+    `syntax`: json itself (or UTF-8 decoding, then `encoding` too) refused the text, as
+    opposed to a limit; `line` and `column` (None when unknown) count from the text's start.
+    """
 
     def __init__(
-        self, what: str, hint: str, line: int, column: int | None, *, syntax: bool
+        self,
+        what: str,
+        hint: str,
+        line: int,
+        column: int | None,
+        *,
+        syntax: bool,
+        encoding: bool = False,
     ) -> None:
         super().__init__(what)
         self.what = what
@@ -99,6 +90,7 @@ class _Refused(Exception):
         self.line = line
         self.column = column
         self.syntax = syntax
+        self.encoding = encoding
 
     def at_column(self) -> str:
         return self.what + (f" (column {self.column})" if self.column else "")
@@ -130,10 +122,11 @@ def _too_deep(raw: bytes, limit: int) -> int | None:
     return None
 
 
-def _load(raw: bytes, limits: JsonLimits, hint: str) -> Any:
-    """One JSON value from UTF-8 bytes (a BOM allowed), or _Refused saying why not."""
+def parse_json(raw: bytes, limits: JsonLimits = DEFAULT_LIMITS, hint: str = _LINE_HINT) -> Any:
+    """One JSON value from UTF-8 bytes (a BOM allowed), or JsonRefused saying why not and
+    where (`hint` is the fix offered for a syntax error)."""
     if len(raw) > limits.max_bytes:
-        raise _Refused(
+        raise JsonRefused(
             f"{len(raw)} bytes, more than the limit of {limits.max_bytes}",
             "shorten it: a record this large is not something tfce-eval reads",
             1,
@@ -144,13 +137,18 @@ def _load(raw: bytes, limits: JsonLimits, hint: str) -> Any:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line, column = _position(raw, exc.start)
-        raise _Refused(
-            f"not UTF-8 (byte 0x{raw[exc.start]:02x})", _UTF8_HINT, line, column, syntax=True
+        raise JsonRefused(
+            f"not UTF-8 (byte 0x{raw[exc.start]:02x})",
+            "save the file as UTF-8",
+            line,
+            column,
+            syntax=True,
+            encoding=True,
         ) from None
     deep = _too_deep(raw, limits.max_depth)
     if deep is not None:
         line, column = _position(raw, deep)
-        raise _Refused(
+        raise JsonRefused(
             f"arrays and objects nest deeper than {limits.max_depth} levels",
             f"nest values at most {limits.max_depth} deep",
             line,
@@ -160,11 +158,11 @@ def _load(raw: bytes, limits: JsonLimits, hint: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise _Refused(
+        raise JsonRefused(
             f"malformed JSON: {exc.msg}", hint, exc.lineno, exc.colno, syntax=True
         ) from None
     except ValueError:  # json gives no position for an integer beyond Python's digit limit
-        raise _Refused(
+        raise JsonRefused(
             f"an integer with more than {sys.get_int_max_str_digits()} digits",
             "write a number that long as a string",
             1,
@@ -172,13 +170,13 @@ def _load(raw: bytes, limits: JsonLimits, hint: str) -> Any:
             syntax=False,
         ) from None
     except RecursionError:  # the depth scan should have caught it; a second guard
-        raise _Refused("nested too deeply to read", hint, 1, None, syntax=False) from None
+        raise JsonRefused("nested too deeply to read", hint, 1, None, syntax=False) from None
 
 
 def _parse_line(raw: bytes, line: int, offset: int, limits: JsonLimits) -> Record:
     try:
-        return Record(line, offset, _load(raw, limits, _LINE_HINT))
-    except _Refused as exc:
+        return Record(line, offset, parse_json(raw, limits))
+    except JsonRefused as exc:
         what, hint = exc.at_column(), exc.hint
         if exc.syntax and b"\r" in raw.rstrip(b"\r\n"):
             what = f"{what}; the line holds carriage returns (CR)"
@@ -320,170 +318,6 @@ class LineReader:
         tb: TracebackType | None,
     ) -> None:
         self.close()
-
-
-class JsonFile:
-    """One dataset file, detected on construction; `records()` makes one pass over it."""
-
-    def __init__(self, path: Path, limits: JsonLimits = DEFAULT_LIMITS) -> None:
-        self.path = path
-        self.limits = limits
-        self.kind = FileKind.JSON_LINES
-        self.held: list[Any] = []
-        self._lines: list[int] = []
-        self._fatal: Record | None = None
-        self._digest: str | None = None
-        try:
-            self._detect()
-        except OSError as exc:
-            self._fatal = Record(0, 0, error=f"cannot read the file: {exc.strerror or exc}")
-
-    def digest(self) -> str:
-        """SHA-256 of the file's bytes (for JSON Lines, known once `records()` has ended)."""
-        return self._digest or ""
-
-    def records(self) -> Iterator[Record]:
-        if self._fatal is not None:
-            yield self._fatal
-        elif self.kind is FileKind.JSON_LINES:
-            lines = JsonLines(self.path, limits=self.limits)
-            try:
-                yield from lines
-            except DataError as exc:  # gone since it was detected
-                yield Record(0, 0, error=exc.message)
-            self._digest = lines.digest()
-        else:
-            for index, (value, line) in enumerate(zip(self.held, self._lines, strict=True)):
-                yield Record(line, index, value)
-
-    # -- detection ------------------------------------------------------------------------
-
-    def _detect(self) -> None:
-        first = _first_line(self.path)
-        if first is None or first[0].lstrip()[:1] not in (b"[", b"{"):
-            return
-        line, rest_blank = first
-        try:
-            alone = _load(line, self.limits, _LINE_HINT)
-        except _Refused as exc:
-            if exc.syntax:  # not a value on its own: maybe the start of a document
-                self._whole_file(line)
-            return  # a value refused for its size: a line of JSON Lines, reported as such
-        if rest_blank and (
-            isinstance(alone, list) or (isinstance(alone, dict) and _wrapped_key(alone))
-        ):
-            self._whole_file(line)
-
-    def _whole_file(self, first_line: bytes) -> None:
-        size = self.path.stat().st_size
-        if size > self.limits.max_bytes:
-            self.kind = FileKind.ARRAY
-            self._fatal = Record(
-                0,
-                0,
-                error=f"{size} bytes, more than the limit of {self.limits.max_bytes} for a "
-                "file that is one JSON document",
-                hint="write it as JSON Lines (one item per line)",
-            )
-            return
-        data = self.path.read_bytes()
-        stripped = first_line.strip()
-        document = stripped.startswith(b"[") or stripped == b"{"
-        try:
-            whole = _load(data, self.limits, "fix the JSON syntax at that place (a missing comma?)")
-        except _Refused as exc:
-            if not document and exc.hint != _UTF8_HINT:
-                return  # JSON Lines after all: records() reads and reports it line by line
-            self.kind = FileKind.WRAPPED if stripped == b"{" else FileKind.ARRAY
-            self._fatal = Record(exc.line, 0, error=exc.at_line(), hint=exc.hint)
-            self._digest = hashlib.sha256(data).hexdigest()
-            return
-        self._digest = hashlib.sha256(data).hexdigest()
-        text = data.decode("utf-8-sig")
-        if isinstance(whole, list):
-            self.kind = FileKind.ARRAY
-            start = len(text) - len(text.lstrip())
-        elif isinstance(whole, dict) and "id" in whole:
-            self.kind = FileKind.OBJECT
-            self.held = [whole]
-            self._lines = [text.count("\n", 0, len(text) - len(text.lstrip())) + 1]
-            return
-        elif isinstance(whole, dict) and (key := _wrapped_key(whole)) is not None:
-            self.kind = FileKind.WRAPPED
-            start = _member_start(text, key)
-        else:
-            self.kind = FileKind.OBJECT
-            self._fatal = Record(
-                1,
-                0,
-                error="the file is one JSON value holding no list of items",
-                hint="write one item per line (JSON Lines), a JSON array of items, "
-                'or an object such as {"data": [...]}',
-            )
-            return
-        self._held_array(text, start)
-
-    def _held_array(self, text: str, start: int) -> None:
-        # The whole text parsed within the limits above, so each element does too.
-        decoder = json.JSONDecoder()
-        line, counted = 1, 0
-        pos = _skip_ws(text, start + 1)
-        while text[pos] != "]":
-            line += text.count("\n", counted, pos)
-            counted = pos
-            value, end = decoder.raw_decode(text, pos)
-            self.held.append(value)
-            self._lines.append(line)
-            pos = _skip_ws(text, end)
-            if text[pos] == ",":
-                pos = _skip_ws(text, pos + 1)
-
-
-def _first_line(path: Path) -> tuple[bytes, bool] | None:
-    """The first non-blank line, and whether every line after it is blank."""
-    with path.open("rb") as handle:
-        for raw in handle:
-            first = raw.removeprefix(_BOM)
-            if first.strip():
-                return first, all(not rest.strip() for rest in handle)
-    return None
-
-
-def _wrapped_key(obj: dict[str, Any]) -> str | None:
-    """The key under which a wrapping object holds its items, or None if it is no wrapper."""
-    if "id" in obj:
-        return None
-    lists = [k for k, v in obj.items() if isinstance(v, list)]
-    of_objects = [k for k in lists if obj[k] and all(isinstance(e, dict) for e in obj[k])]
-    for candidates in (of_objects, lists):
-        if len(candidates) == 1:
-            return candidates[0]
-        for key in _PREFERRED_KEYS:
-            if key in candidates:
-                return key
-    return None
-
-
-def _skip_ws(text: str, pos: int) -> int:
-    match = _WS.match(text, pos)
-    return match.end() if match else pos
-
-
-def _member_start(text: str, key: str) -> int:
-    """Where the value of a top-level `key` starts in the JSON object `text` (the last one)."""
-    decoder = json.JSONDecoder()
-    found = -1
-    pos = _skip_ws(text, text.index("{") + 1)
-    while text[pos] != "}":
-        name, end = decoder.raw_decode(text, pos)
-        pos = _skip_ws(text, _skip_ws(text, end) + 1)  # past the ':'
-        if name == key:
-            found = pos
-        _, end = decoder.raw_decode(text, pos)
-        pos = _skip_ws(text, end)
-        if text[pos] == ",":
-            pos = _skip_ws(text, pos + 1)
-    return found
 
 
 def json_type(value: Any) -> str:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import islice
 from typing import Any
 
+from tfce_eval.check.details import expected_json, problem_json
 from tfce_eval.check.fast import declared, equals_default, exact_as_is, satisfies
 from tfce_eval.check.matching import complete_matching
 from tfce_eval.check.values import CoercionError, Mismatch, coerce, match_any
@@ -26,7 +26,6 @@ from tfce_eval.model import (
     OptionalParams,
     Policy,
     Verdict,
-    show_value,
     writable,
 )
 from tfce_eval.schema.kinds import MatchOptions, kind_of
@@ -195,48 +194,6 @@ def _check_unasked(
     )
 
 
-def _expected_json(exp: ExpectedCall) -> dict[str, Any]:
-    params: dict[str, Any] = {}
-    for name, p in exp.params.items():
-        if len(p.values) == 1 and not p.may_omit:
-            params[name] = p.values[0]
-        else:
-            params[name] = list(p.values) + ([""] if p.may_omit else [])
-    return {"name": exp.name, "arguments": params}
-
-
-#: A value larger than this (characters and elements) is kept in a record's details as its
-#: text, cut to this length: one answer must not make a record of many megabytes.
-MAX_DETAIL = 2000
-
-
-def _detail(value: Any) -> Any:
-    budget = MAX_DETAIL
-    stack = [value]
-    while stack:  # a bounded walk: it stops as soon as the value is known to be too large
-        current = stack.pop()
-        budget -= len(current) + 1 if isinstance(current, str) else 1
-        if budget < 0:
-            return show_value(value, MAX_DETAIL)
-        if isinstance(current, Mapping):
-            budget -= sum(len(k) for k in islice(current, MAX_DETAIL) if isinstance(k, str))
-            stack.extend(islice(current.values(), MAX_DETAIL))
-        elif isinstance(current, list | tuple):
-            stack.extend(islice(current, MAX_DETAIL))
-    return value
-
-
-def _problem_json(p: Mismatch) -> dict[str, Any]:
-    out: dict[str, Any] = {"code": str(p.code), "path": p.path, "message": p.message}
-    if p.expected is not None:
-        out["expected"] = _detail(p.expected)
-    if p.received is not None:
-        out["received"] = _detail(p.received)
-    if p.order_only:
-        out["order_only"] = True
-    return out
-
-
 _DEFAULT_POLICY = Policy()
 #: The verdict of every right one-call answer; details are read-only (Mapping) everywhere.
 _ONE_RIGHT_CALL = Verdict(True, details={"matching": [[0, 0]]})
@@ -382,7 +339,7 @@ def _failure(
     details: dict[str, Any] = {
         "matching": pairs,
         "unmatched": unmatched,
-        "problems": [_problem_json(p) for p in problems],
+        "problems": [problem_json(p) for p in problems],
         "closest_call": closest_call,
     }
     for p in problems:
@@ -410,7 +367,7 @@ def answer_and_truth(item: Item, decoded: DecodeResult) -> dict[str, Any]:
     """
     calls = decoded.calls
     return {
-        "expected": [_expected_json(e) for e in item.expected],
+        "expected": [expected_json(e) for e in item.expected],
         "calls": None if calls is None else [c.to_json() for c in calls],
     }
 

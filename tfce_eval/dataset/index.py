@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from tfce_eval.dataset.category import parse_category, unsupported_category
 from tfce_eval.dataset.discovery import Layout
+from tfce_eval.dataset.files import FileKind, JsonFile
 from tfce_eval.dataset.groundtruth import (
     GroundTruthError,
     StyleEvidence,
@@ -27,7 +28,7 @@ from tfce_eval.dataset.groundtruth import (
     vote_without_docs,
 )
 from tfce_eval.errors import DataError
-from tfce_eval.jsonl import FileKind, JsonFile, LineReader, Record, json_type
+from tfce_eval.jsonl import LineReader, Record, json_type
 from tfce_eval.model import AnswerStyle, Category, Finding, FunctionDoc, Level
 
 _CATEGORY_NAMES = ", ".join(c.value for c in Category)
