@@ -647,3 +647,26 @@ def test_nested_alternatives_read_alike_by_checker_and_oracle(
 
     assert expand_alternatives(member, schema) == (values, may_omit)
     assert _acceptable(member, schema) == values
+
+
+def test_a_value_for_a_parameter_that_may_only_be_left_out_is_a_value_error() -> None:
+    """BFCL's `[""]` as the only value: the quick and the explaining checks agree."""
+    from tfce_eval.check.item import check_item
+    from tfce_eval.model import Call, DecodeResult, ExpectedCall, ExpectedParam, FunctionDoc
+
+    for declared, value in (("string", "x"), ("dict", {"a": 1}), ("any", 3)):
+        parameters = {
+            "type": "dict",
+            "properties": {"a": {"type": "integer"}, "b": {"type": declared}},
+            "required": ["a"],
+        }
+        doc = FunctionDoc("f", "", {"name": "f", "description": "", "parameters": parameters})
+        expected = ExpectedCall(
+            "f", {"a": ExpectedParam(values=(1,)), "b": ExpectedParam(values=(), may_omit=True)}
+        )
+        item = Item("simple_1", Category.SIMPLE, "q", (doc,), (expected,))
+        decoded = DecodeResult(calls=(Call("f", {"a": 1, "b": value}),))
+        verdict = check_item(item, decoded)
+        assert not verdict.valid and verdict.error_type == "value_error", verdict
+        assert verdict.error and "left out" in verdict.error
+        assert check_item(item, DecodeResult(calls=(Call("f", {"a": 1}),))).valid

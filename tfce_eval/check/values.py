@@ -323,6 +323,10 @@ def match_any(
     A type error wins over value errors (the received value is of the wrong type whatever
     the alternative); otherwise the first alternative's mismatch is reported.
     """
+    if not acceptable:
+        # BFCL's `[""]`: the parameter may only be left out, so any value given is wrong.
+        message = f"{path}: expected to be left out, received {show_value(received)}"
+        return Mismatch(ErrorCode.VALUE_ERROR, path, message, None, received)
     if len(acceptable) == 1:  # one expected value (TFCE style): its mismatch, as it is
         return match_value(
             schema, acceptable[0], received, path, options, alternatives_inside=alternatives_inside
