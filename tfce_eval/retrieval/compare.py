@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import string
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfce_eval.errors import UsageError
-from tfce_eval.report.document import Cell, Document, Table
 from tfce_eval.retrieval.score import ScoredRun
+
+if TYPE_CHECKING:  # the report package loads only when a report is made
+    from tfce_eval.report.document import Cell, Document
 
 PERMUTATIONS = 10_000
 SEED = 0
@@ -73,6 +75,8 @@ def _interval_note(run: ScoredRun) -> str:
 
 
 def _single(run: ScoredRun) -> Document:
+    from tfce_eval.report.document import Document, Table
+
     rows: list[tuple[Cell, ...]] = []
     n = run.summary["queries"]
     for measure in run.measures:
@@ -92,6 +96,7 @@ def _single(run: ScoredRun) -> Document:
 
 
 def _paired(a: ScoredRun, b: ScoredRun) -> Document:
+    from tfce_eval.report.document import Document, Table
     from tfce_eval.stats import paired_randomization_p, paired_t_p
 
     measures = [m for m in a.measures if m in b.measures]
@@ -158,6 +163,8 @@ def _paired(a: ScoredRun, b: ScoredRun) -> Document:
 
 
 def _side_by_side(runs: Sequence[ScoredRun]) -> Document:
+    from tfce_eval.report.document import Document, Table
+
     names = labels(len(runs))
     measures = list(dict.fromkeys(m for run in runs for m in run.measures))
     rows: list[tuple[Cell, ...]] = []

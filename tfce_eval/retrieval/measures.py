@@ -114,7 +114,7 @@ def _span_hint(spans: bool) -> str:
 def compute_measures(
     measures: Sequence[Measure],
     qrels: Mapping[str, Mapping[str, int]],
-    rankings: Mapping[str, Sequence[str]],
+    rankings: Mapping[str, Mapping[str, int]],
     queries: Sequence[str],
     *,
     fragments: Mapping[str, Sequence[Fragment]] | None = None,
@@ -122,19 +122,16 @@ def compute_measures(
 ) -> dict[str, dict[str, float]]:
     """Per-query values {measure: {qid: value}} for `queries` (those with gold).
 
-    A query absent from the run scores 0 on every measure.
+    `rankings` are a Run's: {qid: {docid: score}}, documents in rank order with scores
+    unique in it. A query absent from the run scores 0 on every measure.
     """
     import ir_measures
 
     registry = ir_measures.providers.registry
     gold = {q: dict(qrels.get(q, {})) for q in queries}
-    # Scores unique in trec_eval's order (the rankings are already in it): no backend
-    # can break a tie its own way.
-    run = {
-        q: dict(zip(rankings[q], range(len(rankings[q]), 0, -1), strict=True))
-        for q in queries
-        if rankings.get(q)
-    }
+    # A Run's rankings carry scores unique in trec_eval's order: no backend can break a
+    # tie its own way.
+    run = {q: rankings[q] for q in queries if rankings.get(q)}
     values: dict[str, dict[str, float]] = {m.name: dict.fromkeys(queries, 0.0) for m in measures}
 
     trec: dict[Any, list[Measure]] = {}
@@ -143,8 +140,10 @@ def compute_measures(
             trec.setdefault(m.measure, []).append(m)
     if trec and run:
         evaluator = registry["pytrec_eval"].evaluator(list(trec), gold)
+        # By identity: ir-measures hashes a measure through its repr, slow per value.
+        wanted = {id(measure): ours for measure, ours in trec.items()}
         for qid, measure, value in pytrec_values(evaluator, run):
-            for m in trec[measure]:
+            for m in wanted[id(measure)]:
                 values[m.name][qid] = _value(m, value)
 
     judged = [m for m in measures if m.backend is Backend.JUDGED]

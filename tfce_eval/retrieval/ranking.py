@@ -37,12 +37,17 @@ class RunForm(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Run:
-    """A run read and ordered: each query's document ids, best first, as trec_eval ranks."""
+    """A run read and ordered as trec_eval ranks it.
+
+    `rankings` maps each query to its documents in rank order (the keys, best first),
+    each with a score unique in that order (the values: n for the best of n, down to 1),
+    which is what the measure backends are given.
+    """
 
     name: str
     path: str
     form: RunForm
-    rankings: Mapping[str, Sequence[str]]
+    rankings: Mapping[str, Mapping[str, int]]
     entries: int
     tied: tuple[str, ...] = ()  # queries with tied scores
     contradicted: tuple[str, ...] = ()  # queries whose ranks contradict their scores
@@ -92,12 +97,13 @@ def order_run(
     ranks: Any | None,
     *,
     where: Callable[[int], tuple[str, int | None]],
-) -> tuple[dict[str, list[str]], tuple[str, ...], tuple[str, ...]]:
+) -> tuple[dict[str, dict[str, int]], tuple[str, ...], tuple[str, ...]]:
     """Rankings in trec_eval order, the tied queries and the contradicted ones.
 
     `qids` and `docids` are pyarrow string arrays, `scores` a float64 and `ranks` an
     int64 numpy array (or None), one entry per line; `where(i)` names entry i's file and
-    line (or None when the form has no lines).
+    line (or None when the form has no lines). Each ranking maps document ids, best
+    first, to scores unique in that order (n for the first of n, down to 1).
     """
     import numpy as np
     import pyarrow as pa
@@ -105,9 +111,7 @@ def order_run(
 
     n = len(scores)
     qenc = pc.dictionary_encode(_combined(qids))
-    denc = pc.dictionary_encode(_combined(docids))
     qidx = np.asarray(qenc.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
-    didx = np.asarray(denc.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
     names: list[str] = qenc.dictionary.to_pylist()
     bad = np.flatnonzero(~np.isfinite(scores))
     if bad.size:
@@ -119,8 +123,6 @@ def order_run(
             line=line,
             hint="give every retrieved document a finite score",
         )
-    _check_duplicates(qidx, didx, len(denc.dictionary), names, denc.dictionary, where)
-
     same = qidx[1:] == qidx[:-1]
     if bool(np.all(qidx[1:] >= qidx[:-1])) and bool(np.all(~same | (scores[1:] < scores[:-1]))):
         # The usual case: queries in blocks, scores strictly falling: the file's order.
@@ -139,12 +141,11 @@ def order_run(
         # Sorted by score and, within ties, by rank: a falling rank means a pair of
         # documents whose ranks and scores disagree.
         contra = np.unique(q_s[1:][same & (r_s[1:] < r_s[:-1])]).tolist()
-    docs: list[str] = (
-        _combined(docids) if perm is None else _combined(docids).take(pa.array(perm))
-    ).to_pylist()
+    column = _combined(docids)
+    docs: list[str] = (column if perm is None else column.take(pa.array(perm))).to_pylist()
     starts = np.flatnonzero(np.concatenate(([True], ~same))).tolist()
     ends = [*starts[1:], n]
-    rankings: dict[str, list[str]] = {}
+    rankings: dict[str, dict[str, int]] = {}
     tie_set = set(tied_q.tolist())
     for a, b in zip(starts, ends, strict=True):
         q = int(q_s[a])
@@ -153,7 +154,11 @@ def order_run(
             # Ties: score descending, then document id descending (trec_eval).
             pairs = sorted(zip(s_s[a:b].tolist(), block, strict=True), reverse=True)
             block = [d for _, d in pairs]
-        rankings[names[q]] = block
+        ranking = dict(zip(block, range(b - a, 0, -1), strict=True))
+        if len(ranking) < b - a:
+            where_in_file = range(a, b) if perm is None else perm[a:b].tolist()
+            _duplicate(names[q], docs[a:b], list(where_in_file), where)
+        rankings[names[q]] = ranking
     tied = tuple(sorted((names[q] for q in tie_set), key=id_key))
     contradicted = tuple(sorted((names[int(q)] for q in contra), key=id_key))
     return rankings, tied, contradicted
@@ -163,27 +168,24 @@ def _combined(array: Any) -> Any:
     return array.combine_chunks() if hasattr(array, "combine_chunks") else array
 
 
-def _check_duplicates(
-    qidx: Any,
-    didx: Any,
-    ndocs: int,
-    names: list[str],
-    docnames: Any,
+def _duplicate(
+    qid: str,
+    block: list[str],
+    entries: list[int],
     where: Callable[[int], tuple[str, int | None]],
 ) -> None:
-    import numpy as np
-
-    key = qidx * max(ndocs, 1) + didx
-    order = np.argsort(key, kind="stable")
-    sorted_key = key[order]
-    dup = np.flatnonzero(sorted_key[1:] == sorted_key[:-1])
-    if not dup.size:
-        return
-    i = int(order[dup + 1].min())  # the earliest second listing, in file order
-    path, line = where(i)
+    """Raise for the earliest second listing of a document (in file order) in a block."""
+    first: dict[str, int] = {}
+    second: list[tuple[int, str]] = []
+    for docid, entry in sorted(zip(block, entries, strict=True), key=lambda p: p[1]):
+        if docid in first:
+            second.append((entry, docid))
+        else:
+            first[docid] = entry
+    entry, docid = min(second)
+    path, line = where(entry)
     raise DataError(
-        f"document {docnames[int(didx[i])].as_py()!r} is listed twice for query "
-        f"{names[int(qidx[i])]!r}",
+        f"document {docid!r} is listed twice for query {qid!r}",
         path=path,
         line=line,
         hint="list each document once per query",

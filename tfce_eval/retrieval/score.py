@@ -149,7 +149,8 @@ def score_run(
             f"{count(unknown, 'query', 'queries')} of the run not in the gold, "
             f"ignored ({first_ids(unknown)})"
         )
-    unjudged = [q for q in dataset.queries if q not in set(gold)]
+    scored = set(gold)
+    unjudged = [q for q in dataset.queries if q not in scored]
     if unjudged:
         warnings.append(
             f"{count(unjudged, 'query', 'queries')} of the split with no relevant "

@@ -15,7 +15,8 @@ over different chunkings.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import islice
 
 from tfce_eval.retrieval.records import Fragment, Origin, Span
 from tfce_eval.retrieval.tables import Problems
@@ -72,12 +73,14 @@ def overlapping(span: Span, by_source: Mapping[str, list[tuple[int, int, str]]])
 
 def span_coverage(
     fragments: Sequence[Fragment],
-    ranking: Sequence[str],
+    ranking: Iterable[str],
     chunks: Mapping[str, Span],
     k: int,
     rel: int = 1,
 ) -> float:
     """SpanCov@k: the share of relevant fragments overlapped by one of the top k chunks.
+
+    `ranking` gives the retrieved chunk ids best first.
 
     A fragment is relevant when its score is at least `rel`; a query without relevant
     fragments scores 0. Retrieved ids that are not chunks of the corpus cover nothing.
@@ -85,6 +88,6 @@ def span_coverage(
     gold = [f.span for f in fragments if f.score >= rel]
     if not gold:
         return 0.0
-    top = [chunks[c] for c in ranking[:k] if c in chunks]
+    top = [chunks[c] for c in islice(ranking, k) if c in chunks]
     covered = sum(1 for g in gold if any(g.overlaps(t) for t in top))
     return covered / len(gold)

@@ -1,0 +1,234 @@
+"""Benchmarks of retrieval scoring and of the embedded BM25, side by side.
+
+(a) Scoring: a generated 1,000,000-line TREC run (10,000 queries x 100 documents, 3
+    relevant documents each) with nDCG@10, RR@10 and R@100, scored end to end by
+    tfce-eval (the library in a fresh process, or the command given with --cmd) and by
+    the ir_measures command line on the same files. Wall time and peak memory of each.
+(b) Retrieval: a generated 100,000-chunk corpus with 1,000 queries, top 100, by
+    tfce-eval's retrieve (cold cache, then warm) and by bm25s called directly (read the
+    corpus, tokenize, index, tokenize the queries, retrieve, write the run).
+
+Each command runs in its own process, timed from start to exit, `--repeat` times (the
+best time is kept); peak memory is the child's maximum resident set size. The figures
+are printed; nothing is asserted. Usage:
+
+    .venv/bin/python bench/bench_retrieval.py [--only score|retrieve] [--repeat 3]
+        [--cmd ".venv/bin/tfce-eval score {run} --data {data} --out {out}"]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = sys.executable
+MEASURES = "nDCG@10 RR@10 R@100"
+
+SCORE_LIBRARY = """
+import sys
+from tfce_eval.retrieval import load_retrieval, score_run
+run, data, out = sys.argv[1:4]
+score_run(run, load_retrieval(data), "nDCG@10 RR@10 R@100", out)
+"""
+
+RETRIEVE_LIBRARY = """
+import sys
+from tfce_eval.retrieval import load_retrieval, retrieve
+data, out, cache = sys.argv[1:4]
+retrieve(load_retrieval(data), k=100, out_dir=out, cache_dir=cache)
+"""
+
+BM25S_DIRECT = """
+import json, sys
+import bm25s
+data, out = sys.argv[1:3]
+ids, texts = [], []
+with open(data + "/corpus.jsonl", encoding="utf-8") as fh:
+    for line in fh:
+        doc = json.loads(line)
+        ids.append(doc["_id"])
+        texts.append(doc["title"] + "\\n" + doc["text"])
+qids, queries = [], []
+with open(data + "/queries.jsonl", encoding="utf-8") as fh:
+    for line in fh:
+        q = json.loads(line)
+        qids.append(q["_id"])
+        queries.append(q["text"])
+retriever = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
+retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False),
+                show_progress=False)
+found, scores = retriever.retrieve(
+    bm25s.tokenize(queries, stopwords="en", show_progress=False), k=100,
+    show_progress=False)
+with open(out, "w", encoding="utf-8") as fh:
+    for i, qid in enumerate(qids):
+        for rank, (d, s) in enumerate(zip(found[i], scores[i]), 1):
+            fh.write(f"{qid} Q0 {ids[int(d)]} {rank} {float(s)!r} bm25s\\n")
+"""
+
+# Runs a command and reports its peak memory: RUSAGE_CHILDREN of this small parent
+# covers exactly the one child.
+MEASURE = """
+import resource, subprocess, sys, time
+start = time.perf_counter()
+code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+wall = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(f"{code} {wall} {peak}")
+"""
+
+
+def timed(cmd: list[str], repeat: int) -> tuple[float, float]:
+    """Best wall seconds and largest peak MB over `repeat` runs of `cmd`."""
+    best, peak = float("inf"), 0.0
+    for _ in range(repeat):
+        out = subprocess.run(
+            [PY, "-c", MEASURE, *cmd], capture_output=True, text=True, cwd=ROOT, check=True
+        )
+        code, wall, rss = out.stdout.split()
+        if code != "0":
+            sys.exit(f"failed ({code}): {' '.join(cmd)}\n{out.stderr}")
+        best = min(best, float(wall))
+        peak = max(peak, int(rss) / 1024)
+    return best, peak
+
+
+def make_scoring_data(work: Path, seed: int = 11) -> tuple[Path, Path, Path]:
+    """run.trec, qrels.txt and a BEIR dataset directory with the same judgements."""
+    data = work / "score-data"
+    run = work / "run.trec"
+    qrels = work / "qrels.txt"
+    if run.is_file() and (data / "qrels" / "test.tsv").is_file():
+        return run, qrels, data
+    rng = random.Random(seed)
+    n_docs = 200_000
+    data.mkdir(parents=True, exist_ok=True)
+    (data / "qrels").mkdir(exist_ok=True)
+    with (data / "corpus.jsonl").open("w") as fh:
+        for d in range(n_docs):
+            fh.write(json.dumps({"_id": f"d{d}", "title": "", "text": f"document {d}"}) + "\n")
+    with (
+        run.open("w") as rf,
+        qrels.open("w") as qf,
+        (data / "qrels" / "test.tsv").open("w") as tf,
+        (data / "queries.jsonl").open("w") as sf,
+    ):
+        tf.write("query-id\tcorpus-id\tscore\n")
+        for q in range(10_000):
+            qid = f"q{q}"
+            sf.write(json.dumps({"_id": qid, "text": f"query {q}"}) + "\n")
+            docs = rng.sample(range(n_docs), 100)
+            # 3 relevant: two among the retrieved (anywhere), one usually not retrieved.
+            relevant = [*rng.sample(docs, 2), rng.randrange(n_docs)]
+            for d in dict.fromkeys(relevant):
+                qf.write(f"{qid} 0 d{d} 1\n")
+                tf.write(f"{qid}\td{d}\t1\n")
+            score = 100.0
+            lines = []
+            for rank, d in enumerate(docs, 1):
+                score -= rng.random() + 0.001
+                lines.append(f"{qid} Q0 d{d} {rank} {score:.6f} bench\n")
+            rf.write("".join(lines))
+    return run, qrels, data
+
+
+def bench_score(work: Path, repeat: int, cmd: str | None) -> None:
+    run, qrels, data = make_scoring_data(work)
+    out = work / "scored"
+    if cmd:
+        ours = cmd.format(run=run, data=data, out=out).split()
+    else:
+        ours = [PY, "-c", SCORE_LIBRARY, str(run), str(data), str(out)]
+    theirs = [PY, "-m", "ir_measures", str(qrels), str(run), MEASURES]
+    t_ours, m_ours = timed(ours, repeat)
+    t_theirs, m_theirs = timed(theirs, repeat)
+    summary = json.loads((out / "summary.json").read_text())
+    means = {m: round(v["mean"], 4) for m, v in summary["measures"].items()}
+    check = subprocess.run(theirs, capture_output=True, text=True, check=True, cwd=ROOT)
+    print("(a) scoring 1,000,000 TREC lines (10,000 queries x 100), " + MEASURES)
+    print(f"    tfce-eval score   {t_ours:7.2f} s   peak {m_ours:6.0f} MB")
+    print(f"    ir_measures CLI   {t_theirs:7.2f} s   peak {m_theirs:6.0f} MB")
+    print(f"    ratio (goal <= 1.0)  {t_ours / t_theirs:.2f}")
+    print(f"    tfce-eval means   {means}")
+    print("    ir_measures       " + " ".join(check.stdout.split()))
+
+
+WORDS = 50_000
+
+
+def make_corpus(work: Path, seed: int = 12) -> Path:
+    """A BEIR directory: 100,000 chunks of 30-120 Zipf-distributed words, 1,000 queries."""
+    data = work / "retrieve-data"
+    if (data / "qrels" / "test.tsv").is_file():
+        return data
+    rng = random.Random(seed)
+    vocab = [f"w{i}" for i in range(WORDS)]
+    weights = [1 / (i + 1) for i in range(WORDS)]
+    (data / "qrels").mkdir(parents=True, exist_ok=True)
+    with (data / "corpus.jsonl").open("w") as fh:
+        for d in range(100_000):
+            words = rng.choices(vocab, weights, k=rng.randint(30, 120))
+            fh.write(json.dumps({"_id": f"c{d}", "title": f"t{d // 20}", "text": " ".join(words)}))
+            fh.write("\n")
+    with (data / "queries.jsonl").open("w") as qf, (data / "qrels" / "test.tsv").open("w") as tf:
+        tf.write("query-id\tcorpus-id\tscore\n")
+        for q in range(1_000):
+            words = rng.choices(vocab[100:5_000], k=rng.randint(3, 8))
+            qf.write(json.dumps({"_id": f"q{q}", "text": " ".join(words)}) + "\n")
+            tf.write(f"q{q}\tc{rng.randrange(100_000)}\t1\n")
+    return data
+
+
+def bench_retrieve(work: Path, repeat: int) -> None:
+    data = make_corpus(work)
+    cache = work / "bm25-cache"
+    out = work / "bm25-run"
+    cold = float("inf")
+    peak_cold = 0.0
+    for _ in range(repeat):
+        shutil.rmtree(cache, ignore_errors=True)
+        t, m = timed([PY, "-c", RETRIEVE_LIBRARY, str(data), str(out), str(cache)], 1)
+        cold, peak_cold = min(cold, t), max(peak_cold, m)
+    warm, peak_warm = timed([PY, "-c", RETRIEVE_LIBRARY, str(data), str(out), str(cache)], repeat)
+    direct, peak_direct = timed(
+        [PY, "-c", BM25S_DIRECT, str(data), str(work / "bm25s.trec")], repeat
+    )
+    meta = json.loads((out / "run.json").read_text())
+    print("(b) BM25 over 100,000 chunks, 1,000 queries, top 100")
+    print(f"    tfce-eval retrieve, cold cache  {cold:7.2f} s   peak {peak_cold:6.0f} MB")
+    print(f"    tfce-eval retrieve, warm cache  {warm:7.2f} s   peak {peak_warm:6.0f} MB")
+    print(f"    bm25s called directly           {direct:7.2f} s   peak {peak_direct:6.0f} MB")
+    print(f"    ratio cold / direct (goal <= 1.2)  {cold / direct:.2f}")
+    print(f"    ratio warm / direct                {warm / direct:.2f}")
+    print(f"    last run.json times: {meta['times']}, cache hit {meta['cache']['hit']}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=["score", "retrieve"])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/tfce-bench-retrieval"))
+    parser.add_argument(
+        "--cmd",
+        help="command for tfce-eval's side of (a), with {run} {data} {out}; "
+        "default: the library in a fresh Python process",
+    )
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    if args.only in (None, "score"):
+        bench_score(args.work, args.repeat, args.cmd)
+    if args.only in (None, "retrieve"):
+        bench_retrieve(args.work, args.repeat)
+    print(f"(benchmark took {time.perf_counter() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
