@@ -7,8 +7,9 @@ the answer, `<think>` blocks, bold, `\\boxed{}`, a label in parentheses, lower c
 text, verdict words, some unreadable), a fifth of them with five retrieved chunks, and 1 %
 of the items left out. Then, in a child process of its own, it loads the split and runs
 `score_predictions` (read, extract, score, write scores.jsonl and summary.json), and
-reports the median wall time of the scoring call and the child's peak RSS (os.wait4), so
-that memory per item can be read off the two sizes.
+reports the median wall time and CPU time of the scoring call and the child's peak RSS
+(os.wait4), so that memory per item can be read off the two sizes. Wall time depends on
+what else the machine runs, CPU time much less: the load average is printed.
 
 Goal: 100,000 predictions extracted and scored in under 10 s, with memory growing only
 with the records kept (no per-item spikes).
@@ -127,11 +128,11 @@ import json, sys, time
 from tfce_eval.qa import load_telco, score_predictions
 split, preds, out = sys.argv[1:4]
 data = load_telco(split)
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 result = score_predictions(preds, data, out_dir=out)
-elapsed = time.perf_counter() - start
+elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
 mc = result.summary["answer_types"]["mc"]
-print(json.dumps({"seconds": elapsed, "records": len(result.records),
+print(json.dumps({"seconds": elapsed, "cpu": cpu, "records": len(result.records),
                   "mc_parse_errors": mc["parse_errors"], "missing": result.summary["missing"]}))
 """
 
@@ -157,24 +158,27 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     rows = []
+    load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         for size in sizes:
             split, preds = generate(root, size)
-            times, rss = [], []
+            times, rss, cpu = [], [], []
             for _ in range(args.repeat):
                 info, peak = run_child(split, preds, root / f"out_{size}")
                 times.append(info["seconds"])
                 rss.append(peak)
-            rows.append((size, statistics.median(times), max(rss), info))
-    print(f"{'items':>8} {'score s':>8} {'items/s':>9} {'peak MB':>8}  notes")
-    for size, seconds, peak, info in rows:
+                cpu.append(info["cpu"])
+            rows.append((size, statistics.median(times), max(rss), statistics.median(cpu), info))
+    print(f"load average before: {load:.1f} on {os.cpu_count()} cores")
+    print(f"{'items':>8} {'score s':>8} {'items/s':>9} {'CPU s':>6} {'peak MB':>8}  notes")
+    for size, seconds, peak, used, info in rows:
         note = f"{info['mc_parse_errors']} mc parse errors, {info['missing']} missing"
-        print(f"{size:>8} {seconds:>8.2f} {size / seconds:>9.0f} {peak:>8.1f}  {note}")
+        print(f"{size:>8} {seconds:>8.2f} {size / seconds:>9.0f} {used:>6.2f} {peak:>8.1f}  {note}")
     if len(rows) > 1:
-        (s0, _, m0, _), (s1, _, m1, _) = rows[0], rows[-1]
+        (s0, _, m0, _, _), (s1, _, m1, _, _) = rows[0], rows[-1]
         print(f"memory per item: {(m1 - m0) * 1024 / (s1 - s0):.2f} kB")
-    for size, seconds, _, _ in rows:
+    for size, seconds, _, _, _ in rows:
         if size == TARGET_SIZE:
             verdict = "met" if seconds < TARGET_S else "MISSED"
             print(f"goal: {TARGET_SIZE} predictions in under {TARGET_S:.0f} s: {verdict}")
