@@ -243,11 +243,26 @@ def _score_one(
             ast = Verdict(False, ErrorCode.REQUEST_ERROR, str(record["error"]), {})
             decoded = DecodeResult(calls=None, error=str(record["error"]))
         else:
-            decoded = decode_output(record, name_map=name_map(item.functions), item_id=item.id)
+            decoded = decode_output(record, name_map=_renames(item), item_id=item.id)
             ast = check_item(item, decoded, options.policy)
             checked = decoded
     exec_verdict = _exec_check(executor, item, decoded, ast)
     return _combine(item, ast, exec_verdict, options.check, checked)
+
+
+#: Wire-name maps by the item's function names (they depend on nothing else); items of a
+#: dataset share few sets of functions.
+_RENAMES: dict[tuple[str, ...], dict[str, str]] = {}
+
+
+def _renames(item: Item) -> dict[str, str]:
+    key = tuple(doc.name for doc in item.functions)
+    found = _RENAMES.get(key)
+    if found is None:
+        if len(_RENAMES) >= 10_000:
+            _RENAMES.clear()
+        found = _RENAMES[key] = name_map(item.functions)
+    return found
 
 
 def _harness_failure(item: Item, exc: Exception) -> HarnessError:

@@ -75,13 +75,18 @@ def finite_json(value: Any, depth: int = 0) -> Any:
     return value
 
 
+#: One encoder for every line: json.dumps with options makes a new one per call.
+_STRICT_LINE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
 def dumps_strict(obj: Any, *, indent: int | None = None) -> str:
     """Strict JSON (no NaN or Infinity) for scores.jsonl and summary.json."""
     separators = None if indent is not None else (",", ":")
     try:
-        text = json.dumps(
-            obj, ensure_ascii=False, allow_nan=False, indent=indent, separators=separators
-        )
+        if indent is None:
+            text = _STRICT_LINE.encode(obj)
+        else:
+            text = json.dumps(obj, ensure_ascii=False, allow_nan=False, indent=indent)
     except (ValueError, RecursionError):
         # Rare: walk the value only when the fast path refused it.
         text = json.dumps(
