@@ -6,6 +6,7 @@ says what went wrong in one line, and never writes the key anywhere.
 from __future__ import annotations
 
 import errno
+import importlib
 import json
 import os
 import socket
@@ -365,3 +366,34 @@ def test_the_files_of_a_run_follow_the_umask(dataset, tmp_path, umask):
     modes = {p.name: p.stat().st_mode & 0o777 for p in run_dir.iterdir()}
     assert {"outputs.jsonl", "run.json", "scores.jsonl", "summary.json"} <= set(modes)
     assert modes == dict.fromkeys(modes, 0o666 & ~umask)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])  # closed again at once: nothing listens there
+
+
+@pytest.mark.parametrize("sdk", ["openai", "anthropic"])
+def test_a_run_with_no_server_stops_at_the_first_refusal_and_says_so_once(tmp_path, sdk):
+    url = f"http://127.0.0.1:{_free_port()}" + ("/v1" if sdk == "openai" else "")
+    cfg = RunConfig(model=f"{sdk}/m", data=DATA, out=tmp_path, base_url=url)  # default retries
+    importlib.import_module(sdk)  # any run pays for the SDK's import; the stop is timed
+    start = time.monotonic()
+    with pytest.raises(RunError) as info:
+        run_eval(cfg)
+    assert time.monotonic() - start < 2
+    message = str(info.value)
+    assert message.splitlines()[0] == f"connection to {url} refused: nothing is listening there"
+    assert "fix: start the server, or check --base-url" in message
+    assert message.count("command again") == 1
+    meta = json.loads((tmp_path / f"{sdk}-m-fc" / "run.json").read_text())
+    assert meta["status"] == "stopped"
+
+
+def test_a_server_that_fails_every_item_says_run_again_once(dataset, tmp_path):
+    once = RetryPolicy(max_retries=0)
+    with FakeServer(FakeConfig(dataset, always=("503",))) as srv, pytest.raises(RunError) as info:
+        run_eval(config(srv, tmp_path, retry=once, concurrency=2))
+    assert "the first 5 items all failed" in str(info.value)
+    assert str(info.value).count("command again") == 1

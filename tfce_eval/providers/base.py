@@ -114,6 +114,7 @@ class ProviderError:
     retry_after: float | None = None  # seconds, from Retry-After / retry-after-ms
     param: str | None = None  # a request field the server refused, when it names one
     hint: str | None = None  # what the user can do about it (for fatal errors)
+    refused: bool = False  # the connection was refused: nothing listens at the address
 
     def render(self) -> str:
         return self.message + (f"\n  fix: {self.hint}" if self.hint else "")

@@ -38,6 +38,18 @@ from tfce_eval.providers.spec import PLACEHOLDER_KEY, ProviderSpec
 from tfce_eval.schema.wire import WireTool
 
 
+def _refused(exc: BaseException) -> bool:
+    """Whether a connection error was a refusal (the SDKs wrap it several layers deep)."""
+    seen: set[int] = set()
+    node: BaseException | None = exc
+    while node is not None and id(node) not in seen:
+        if isinstance(node, ConnectionRefusedError):
+            return True
+        seen.add(id(node))
+        node = node.__cause__ or node.__context__
+    return False
+
+
 def _count(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -232,6 +244,7 @@ class SdkProvider(Provider):
             error.retry_after,
             error.param,
             None if error.hint is None else self.scrub(error.hint),
+            error.refused,
         )
 
     def _classify(self, sdk: ModuleType, exc: BaseException) -> ProviderError:
@@ -243,6 +256,13 @@ class SdkProvider(Provider):
                 ErrorKind.RETRYABLE, f"no answer within {self.timeout_s:g} s (--timeout)"
             )
         if isinstance(exc, sdk.APIConnectionError):
+            if _refused(exc):
+                return ProviderError(
+                    ErrorKind.RETRYABLE,
+                    f"connection to {self.base_url} refused: nothing is listening there",
+                    hint="start the server, or check --base-url",
+                    refused=True,
+                )
             cause = exc.__cause__ or exc.__context__
             detail = f"{type(cause).__name__}: {cause}" if cause else str(exc)
             return ProviderError(

@@ -3,8 +3,9 @@
 Items are streamed from the dataset to worker tasks; each worker asks its item through the
 retry layer and hands the finished record to the appender. An item that cannot be answered is
 recorded as `request_error` and the run goes on; an error that concerns every item (key,
-model, quota, server setup) stops the session at once, as does a start where the first items
-all fail. A request field the server refuses (temperature, seed, parallel_tool_calls) is
+model, quota, server setup) stops the session at once, as do a refused connection before
+any item is answered (no server is running there) and a start where the first items all
+fail. A request field the server refuses (temperature, seed, parallel_tool_calls) is
 dropped for the rest of the run, the request is sent again, and the reason is recorded.
 """
 
@@ -14,7 +15,7 @@ import asyncio
 import functools
 import random
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tfce_eval.decode.answer import decode_output
@@ -142,8 +143,8 @@ class Session:
         return ProviderError(
             ErrorKind.FATAL,
             f"the first {self.stats.request_errors} items all failed; the last: {last}",
-            hint="fix the cause (server running? model loaded? --base-url?) and run the same "
-            "command again: the failed items are asked again",
+            hint="fix the cause (server running? model loaded? --base-url?); the failed "
+            "items are asked again when the run resumes",
         )
 
     async def ask(self, item: Item) -> dict[str, Any]:
@@ -154,7 +155,7 @@ class Session:
             try:
                 response, raw = await with_retries(
                     functools.partial(self._attempt, request),
-                    self.provider.classify,
+                    self._classify,
                     self.retry,
                     self.rng,
                 )
@@ -167,6 +168,14 @@ class Session:
                     continue
                 return error_record(item, error, gave_up.attempts)
             return answer_record(item, raw, response)
+
+    def _classify(self, exc: BaseException) -> ProviderError:
+        error = self.provider.classify(exc)
+        if error.refused and not self.stats.answered:
+            # Nothing listens at the address and nothing has been answered: the server is
+            # not running, and asking the other items (and retrying) would only wait.
+            return replace(error, kind=ErrorKind.FATAL)
+        return error
 
     async def _attempt(self, request: dict[str, Any]) -> tuple[Response, dict[str, Any]]:
         response = await self.provider.send(request)
