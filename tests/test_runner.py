@@ -291,10 +291,17 @@ def test_items_are_selected_by_category_ids_and_a_limit_per_category(dataset, tm
     assert select_ids(dataset, ids) == ["run_multiple_2", "run_simple_1"]
     with pytest.raises(UsageError, match="nope"):
         select_ids(dataset, replace(base, ids=("nope",)))
-    with pytest.raises(UsageError, match="no items"):
+    elsewhere = frozenset({Category.PARALLEL, Category.MULTIPLE})
+    with pytest.raises(UsageError) as info:
         select_ids(
-            dataset, replace(base, ids=("run_simple_1",), categories=frozenset({Category.PARALLEL}))
+            dataset, replace(base, ids=("run_simple_1", "run_simple_2"), categories=elsewhere)
         )
+    assert str(info.value) == (
+        "no items selected: --ids run_simple_1, run_simple_2 are in simple, not in "
+        "--category multiple, parallel"
+    )
+    with pytest.raises(UsageError, match="no items selected: check --category"):
+        select_ids(dataset, replace(base, categories=frozenset(), limit=1))
 
 
 @pytest.mark.parametrize("sdk", ["openai", "anthropic"])

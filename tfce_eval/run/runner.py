@@ -113,8 +113,21 @@ def select_ids(dataset: Dataset, config: RunConfig) -> list[str]:
                 limited.append(item_id)
         ids = limited
     if not ids:
-        raise UsageError("no items selected: check --category, --ids and --limit")
+        raise UsageError(_nothing_selected(dataset, config))
     return ids
+
+
+def _nothing_selected(dataset: Dataset, config: RunConfig) -> str:
+    if config.ids and config.categories is not None:
+        shown = ", ".join(config.ids[:5]) + (" ..." if len(config.ids) > 5 else "")
+        verb = "is" if len(config.ids) == 1 else "are"
+        theirs = sorted({str(dataset.category_of(i)) for i in config.ids})
+        chosen = sorted(str(c) for c in config.categories)
+        return (
+            f"no items selected: --ids {shown} {verb} in {', '.join(theirs)}, not in "
+            f"--category {', '.join(chosen)}"
+        )
+    return "no items selected: check --category, --ids and --limit"
 
 
 def _load(config: RunConfig) -> Dataset:
