@@ -1,0 +1,311 @@
+"""The question-answering and retrieval tasks through the real command line.
+
+Each test runs `tfce-eval` as a user would (click's runner on the real `main`, or a
+subprocess for the installed entry point) on the built-in datasets or on files written
+here, and reads back the files the command wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from tfce_eval.cli import main
+
+BUILTIN = Path(__file__).resolve().parent.parent / "tfce_eval" / "builtin"
+
+
+def invoke(*args: str, code: int = 0) -> Any:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == code, (result.exit_code, result.output, result.exception)
+    return result
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Path:
+    return tmp_path / "cache"
+
+
+def fits(text: str, tmp_path: Path) -> bool:
+    """Every line fits 80 columns, but for lines naming a (long) temporary path."""
+    return all(len(line) <= 80 for line in text.splitlines() if str(tmp_path) not in line)
+
+
+def read_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_datasets_lists_every_builtin_with_counts() -> None:
+    out = invoke("datasets", "--json").output
+    rows = {row["name"]: row for row in json.loads(out)}
+    assert set(rows) == {
+        "builtin:tfce",
+        "builtin:telco-qna",
+        "builtin:qasper-rag",
+        "builtin:conditionalqa",
+    }
+    assert rows["builtin:tfce"]["task"] == "fc" and rows["builtin:tfce"]["counts"]["items"] > 0
+    assert rows["builtin:telco-qna"]["counts"]["questions"] == 24
+    assert rows["builtin:qasper-rag"]["counts"]["chunks"] >= 100
+    assert rows["builtin:conditionalqa"]["task"] == "retrieval"
+    table = invoke("datasets").output
+    assert all(len(line) <= 80 for line in table.splitlines())
+    assert "builtin:qasper-rag" in table
+
+
+def test_retrieve_then_score_the_builtin_qasper(tmp_path: Path, cache: Path) -> None:
+    run_dir = tmp_path / "bm25"
+    out = invoke(
+        "retrieve",
+        "--data",
+        "builtin:qasper-rag",
+        "--out",
+        str(run_dir),
+        "--cache-dir",
+        str(cache),
+    ).output
+    assert "index built" in out
+    meta = read_json(run_dir / "run.json")
+    assert meta["method"] == "bm25" and len(meta["corpus_sha256"]) == 64
+    again = invoke(
+        "retrieve",
+        "--data",
+        "builtin:qasper-rag",
+        "--out",
+        str(run_dir),
+        "--cache-dir",
+        str(cache),
+    ).output
+    assert "index reused" in again
+    scored = invoke("score", str(run_dir / "run.trec"), "--data", "builtin:qasper-rag").output
+    assert "nDCG@10" in scored and fits(scored, tmp_path)
+    summary = read_json(run_dir / "summary.json")
+    assert summary["task"] == "retrieval"
+    assert summary["coverage"]["answered"] == summary["coverage"]["total"] == summary["queries"]
+    ndcg = summary["measures"]["nDCG@10"]
+    assert 0.0 < ndcg["mean"] <= 1.0 and ndcg["ci95"][0] <= ndcg["mean"] <= ndcg["ci95"][1]
+    records = [json.loads(x) for x in (run_dir / "scores.jsonl").read_text().splitlines()]
+    assert len(records) == summary["queries"]
+    assert {"qid", "measures", "n_relevant", "n_retrieved"} <= set(records[0])
+    assert (run_dir / "report.md").is_file() and (run_dir / "report.html").is_file()
+
+
+def test_two_retrieval_runs_are_compared_with_paired_tests(tmp_path: Path, cache: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    invoke("retrieve", "--data", "builtin:qasper-rag", "--out", str(a), "--cache-dir", str(cache))
+    invoke(
+        "retrieve",
+        "--data",
+        "builtin:qasper-rag",
+        "--candidates",
+        "--out",
+        str(b),
+        "--cache-dir",
+        str(cache),
+    )
+    for run in (a, b):
+        invoke(
+            "score",
+            str(run / "run.trec"),
+            "--data",
+            "builtin:qasper-rag",
+            "--measures",
+            "nDCG@10 R@100",
+        )
+    data = json.loads(invoke("report", str(a), str(b), "--format", "json").output)
+    rows = {row["measure"]: row for row in data["paired"]["rows"]}
+    assert set(rows) == {"nDCG@10", "R@100"}
+    for row in rows.values():
+        assert 0.0 < row["p_randomization"] <= 1.0
+        assert row["n"] == read_json(a / "summary.json")["queries"]
+    for fmt in ("md", "csv", "html", "table"):
+        text = invoke("report", str(a), str(b), "--format", fmt, "-o", str(tmp_path / fmt)).output
+        assert (tmp_path / fmt).read_text(encoding="utf-8").strip(), text
+
+
+def test_score_the_datasets_own_retrieved_docs(tmp_path: Path) -> None:
+    out = tmp_path / "own"
+    invoke("score", "dataset", "--data", "builtin:qasper-rag", "--out", str(out))
+    summary = read_json(out / "summary.json")
+    assert summary["run"]["form"] == "dataset"
+
+
+def test_span_gold_scores_spancov(tmp_path: Path, cache: Path) -> None:
+    run_dir = tmp_path / "cqa"
+    invoke(
+        "retrieve",
+        "--data",
+        "builtin:conditionalqa",
+        "--out",
+        str(run_dir),
+        "--cache-dir",
+        str(cache),
+    )
+    invoke(
+        "score",
+        str(run_dir / "run.trec"),
+        "--data",
+        "builtin:conditionalqa",
+        "--measures",
+        "nDCG@10 SpanCov@10",
+    )
+    summary = read_json(run_dir / "summary.json")
+    assert 0.0 <= summary["measures"]["SpanCov@10"]["mean"] <= 1.0
+    coref = tmp_path / "coref"
+    invoke(
+        "retrieve",
+        "--data",
+        "builtin:conditionalqa",
+        "--corpus",
+        "documents_coref",
+        "--out",
+        str(coref),
+        "--cache-dir",
+        str(cache),
+    )
+    invoke(
+        "score",
+        str(coref / "run.trec"),
+        "--data",
+        "builtin:conditionalqa",
+        "--corpus",
+        "documents_coref",
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        ("q1 Q0 d1 1\n", "line 1"),
+        ("", "empty"),
+        ("q1 Q0 d1 1 2.0 t\nq1 Q0 d1 2 1.0 t\n", "line 2"),
+    ],
+)
+def test_a_bad_run_is_one_line_and_writes_nothing(
+    tmp_path: Path, content: str, needle: str
+) -> None:
+    run = tmp_path / "run.trec"
+    run.write_text(content, encoding="utf-8")
+    result = invoke("score", str(run), "--data", "builtin:qasper-rag", code=1)
+    assert result.output.startswith("error: ") and "Traceback" not in result.output
+    assert needle in result.output.lower() or needle in result.output
+    assert not (tmp_path / "summary.json").exists()
+
+
+def test_validate_other_tasks() -> None:
+    assert "0 errors" in invoke("validate", "--data", "builtin:telco-qna").output
+    assert "0 errors" in invoke("validate", "--data", "builtin:conditionalqa").output
+
+
+def test_validate_reports_a_broken_split(tmp_path: Path) -> None:
+    split = {
+        "questions": [
+            {
+                "question_id": "a1",
+                "question": "Which?",
+                "answer_type": "mc",
+                "options": {"A": "x", "B": "y"},
+                "reference_answer": "C",
+            },
+            {
+                "question_id": "a2",
+                "question": "Is it?",
+                "answer_type": "tf",
+                "reference_answer": "maybe",
+            },
+        ]
+    }
+    (tmp_path / "set_2.json").write_text(json.dumps(split), encoding="utf-8")
+    out = invoke("validate", "--data", str(tmp_path), code=1).output
+    assert "set_2.json" in out and "a1" in out and "a2" in out and "2 errors" in out
+
+
+def _predictions(path: Path, *, wrong_every: int) -> dict[str, Any]:
+    data = read_json(BUILTIN / "telco-qna" / "set_24.json")
+    truth = {}
+    with path.open("w", encoding="utf-8") as out:
+        for i, q in enumerate(data["questions"]):
+            kind, ref = q["answer_type"], q["reference_answer"]
+            if kind == "mc":
+                label = (
+                    ref
+                    if ref in q["options"]
+                    else next(k for k, v in q["options"].items() if v == ref)
+                )
+                if i % wrong_every == 0:
+                    label = next(k for k in q["options"] if k != label)
+                text = f"Let me think. **ANSWER: {label}**"
+            elif kind == "tf":
+                text = f"<think>hmm</think>ANSWER: {ref}"
+            else:
+                text = f"ANSWER: {ref}"
+            truth[q["question_id"]] = kind
+            out.write(json.dumps({"id": q["question_id"], "response": text}) + "\n")
+    return truth
+
+
+def test_score_qa_predictions_on_the_builtin_split(tmp_path: Path) -> None:
+    preds = tmp_path / "preds.jsonl"
+    _predictions(preds, wrong_every=3)
+    out = invoke("score", str(preds), "--data", "builtin:telco-qna").output
+    assert "mc" in out and fits(out, tmp_path)
+    summary = read_json(tmp_path / "summary.json")
+    assert summary["task"] == "qa"
+    mc, tf = summary["answer_types"]["mc"], summary["answer_types"]["tf"]
+    assert tf["accuracy"] == 1.0 and 0 < mc["accuracy"] < 1.0
+    assert mc["ci95"][0] < mc["accuracy"] < mc["ci95"][1]
+    assert summary["answer_types"]["open"]["exact_match"] == 1.0
+    records = [json.loads(x) for x in (tmp_path / "scores.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in records] == sorted(r["id"] for r in records)
+
+
+def test_rag_lift_report_pairs_two_qa_runs(tmp_path: Path) -> None:
+    closed, rag = tmp_path / "closed", tmp_path / "rag"
+    for folder, wrong in ((closed, 2), (rag, 5)):
+        folder.mkdir()
+        _predictions(folder / "preds.jsonl", wrong_every=wrong)
+        invoke("score", str(folder / "preds.jsonl"), "--data", "builtin:telco-qna")
+    data = json.loads(invoke("report", str(closed), str(rag), "--format", "json").output)
+    rows = {row["category"]: row for row in data["paired"]["rows"]}
+    assert rows["mc"]["n"] == 11 and rows["mc"]["only_b"] >= 1
+    assert 0.0 < rows["mc"]["p_value"] <= 1.0
+
+
+def test_mixed_tasks_are_refused(tmp_path: Path, cache: Path) -> None:
+    preds = tmp_path / "qa" / "preds.jsonl"
+    preds.parent.mkdir()
+    _predictions(preds, wrong_every=3)
+    invoke("score", str(preds), "--data", "builtin:telco-qna")
+    run_dir = tmp_path / "r"
+    invoke(
+        "retrieve", "--data", "builtin:qasper-rag", "--out", str(run_dir), "--cache-dir", str(cache)
+    )
+    invoke("score", str(run_dir / "run.trec"), "--data", "builtin:qasper-rag")
+    out = invoke("report", str(preds.parent), str(run_dir), code=1).output
+    assert "different tasks" in out
+
+
+def test_installed_entry_point_scores_a_retrieval_run(tmp_path: Path, cache: Path) -> None:
+    exe = Path(sys.executable).parent / "tfce-eval"
+    run_dir = tmp_path / "r"
+    env_args = ["--cache-dir", str(cache)]
+    subprocess.run(
+        [str(exe), "retrieve", "--data", "builtin:qasper-rag", "--out", str(run_dir), *env_args],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    proc = subprocess.run(
+        [str(exe), "score", str(run_dir / "run.trec"), "--data", "builtin:qasper-rag", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["task"] == "retrieval"
