@@ -11,7 +11,8 @@ from fakeserver import FakeConfig, FakeServer
 
 from tfce_eval.cli.doctor import doctor_command
 from tfce_eval.dataset.load import load_dataset
-from tfce_eval.providers.doctor import Level, diagnose
+from tfce_eval.model import Finding, Level
+from tfce_eval.providers.doctor import diagnose
 
 DATA = Path(__file__).parent / "fixtures" / "run_small"
 
@@ -22,7 +23,8 @@ def dataset():
 
 
 def _texts(report, level: Level) -> str:
-    return "\n".join(f.text for f in report.findings if f.level is level)
+    assert all(type(f) is Finding for f in report.findings)  # the one shared record
+    return "\n".join(f"{f.message}\n  fix: {f.hint}" for f in report.findings if f.level is level)
 
 
 @pytest.mark.parametrize(("model", "url"), [("vllm/m", "base_url"), ("anthropic/m", "root_url")])
@@ -53,7 +55,7 @@ def test_misconfigurations_are_named_with_their_fix(dataset, model, fault, says)
     with FakeServer(FakeConfig(dataset, always=(fault,))) as srv:
         report = diagnose(model, base_url=srv.base_url, data=DATA)
     assert not report.ok
-    assert says in _texts(report, Level.PROBLEM)
+    assert says in _texts(report, Level.ERROR)
 
 
 @pytest.mark.parametrize("model", ["vllm/m", "ollama/m"])
@@ -67,7 +69,7 @@ def test_fewer_structured_calls_than_expected_is_a_warning_about_the_model(datas
     warning = _texts(report, Level.WARNING)
     assert "1 structured tool call came back, 3 expected" in warning
     assert "the model's choice" in warning and "parallel" in warning
-    assert not _texts(report, Level.PROBLEM)
+    assert not _texts(report, Level.ERROR)
     assert result.exit_code == 0, result.output
     assert "ready for `tfce-eval run --mode fc`" in result.output
 
@@ -86,7 +88,7 @@ def test_no_server_at_the_url_is_a_problem_that_says_so(dataset):
         port = s.getsockname()[1]  # closed again before the request: nothing listens
     report = diagnose("vllm/m", base_url=f"http://127.0.0.1:{port}/v1", data=DATA, timeout_s=2)
     assert not report.ok and report.structured_calls is None
-    assert "is the server running" in _texts(report, Level.PROBLEM)
+    assert "is the server running" in _texts(report, Level.ERROR)
 
 
 def test_the_command_exits_0_when_ready_and_1_otherwise(dataset):

@@ -7,9 +7,10 @@ from pathlib import Path
 import click
 
 from tfce_eval.cli.options import base_url_option, timeout_option
-from tfce_eval.providers.doctor import Level, diagnose
+from tfce_eval.model import Level
+from tfce_eval.providers.doctor import diagnose
 
-_MARK = {Level.OK: "ok     ", Level.WARNING: "warning", Level.PROBLEM: "PROBLEM"}
+_MARK = {Level.OK: "ok     ", Level.WARNING: "warning", Level.ERROR: "PROBLEM"}
 
 
 @click.command("doctor")
@@ -40,14 +41,17 @@ def doctor_command(
 
     Names the usual server misconfigurations: vLLM without --enable-auto-tool-choice
     --tool-call-parser, llama.cpp without --jinja, parallel calls off. Exit status 0 when
-    the server is usable for `run --mode fc`, 1 otherwise.
+    the server is usable for `run --mode fc` (warnings included: fewer calls than asked is
+    the model's choice), 1 otherwise.
     """
     report = diagnose(model, base_url=base_url, data=data, item_id=item_id, timeout_s=timeout)
     click.echo(f"doctor: {report.provider}/{report.model} at {report.base_url}")
     if report.item_id:
         click.echo(f"item: {report.item_id} ({report.expected_calls} calls expected)")
     for finding in report.findings:
-        click.echo(f"{_MARK[finding.level]}  {finding.text}")
+        click.echo(f"{_MARK[finding.level]}  {finding.message}")
+        if finding.hint:
+            click.echo(f"  fix: {finding.hint}")
     if report.ok:
         click.echo("ready for `tfce-eval run --mode fc`")
     else:

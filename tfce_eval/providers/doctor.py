@@ -3,7 +3,8 @@
 The usual reasons an OpenAI-compatible server scores zero in fc mode are in its setup, not
 the model: vLLM started without `--enable-auto-tool-choice --tool-call-parser`, llama.cpp
 without `--jinja`, a chat template that allows one call at a time. This module asks once and
-turns what comes back into findings that name the fix. It returns data; the command prints.
+turns what comes back into findings (the shared `model.Finding`: an error, a warning, or a
+check that passed) that name the fix. It returns data; the command prints.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -19,22 +19,10 @@ from tfce_eval.check.item import check_item
 from tfce_eval.dataset.load import Dataset, load_dataset
 from tfce_eval.decode.answer import decode_output
 from tfce_eval.errors import UsageError
-from tfce_eval.model import Category, Item
+from tfce_eval.model import Category, Finding, Item, Level
 from tfce_eval.providers.base import ErrorKind, Mode, Provider, ProviderError, RequestOptions
 from tfce_eval.providers.registry import make_provider
 from tfce_eval.schema.wire import name_map
-
-
-class Level(StrEnum):
-    OK = "ok"
-    WARNING = "warning"
-    PROBLEM = "problem"
-
-
-@dataclass(frozen=True)
-class Finding:
-    level: Level
-    text: str
 
 
 @dataclass(frozen=True)
@@ -49,7 +37,7 @@ class DoctorReport:
 
     @property
     def ok(self) -> bool:
-        return all(f.level is not Level.PROBLEM for f in self.findings)
+        return all(f.level is not Level.ERROR for f in self.findings)
 
 
 #: How each local server is told to parse tool calls out of the model's text.
@@ -137,7 +125,7 @@ def diagnose(
 
     problem = provider.credentials_problem()
     if problem:
-        return report(None, [Finding(Level.PROBLEM, problem)])
+        return report(None, [Finding(Level.ERROR, problem)])
     options = RequestOptions()
     raw, error = None, None
     for _ in range(3):  # at most: as asked, without temperature, without parallel_tool_calls
@@ -150,6 +138,7 @@ def diagnose(
                 Level.WARNING,
                 f"the server refuses {error.param} ({error.message});"
                 " runs drop it automatically and record it in run.json",
+                item_id=item.id,
             )
         )
         options = options.without({error.param})
@@ -161,10 +150,11 @@ def diagnose(
 
 
 def _error_finding(provider: Provider, error: ProviderError) -> Finding:
-    text = f"the request failed: {error.render()}"
+    hint = error.hint
     if error.kind is ErrorKind.RETRYABLE and error.status is None:
-        text += f"\n  fix: is the server running at {provider.base_url}?"
-    return Finding(Level.PROBLEM, text)
+        running = f"is the server running at {provider.base_url}?"
+        hint = f"{running} ({hint})" if hint else running
+    return Finding(Level.ERROR, f"the request failed: {error.message}", hint=hint)
 
 
 def _judge(provider: Provider, item: Item, raw: Mapping[str, Any]) -> list[Finding]:
@@ -177,16 +167,23 @@ def _judge(provider: Provider, item: Item, raw: Mapping[str, Any]) -> list[Findi
         hint = _PARSER_HINTS.get(provider.name, "check the server's tool-call parsing")
         findings.append(
             Finding(
-                Level.PROBLEM,
+                Level.ERROR,
                 f"no structured tool calls came back, but {in_text} call(s) "
-                f"were written as text: the server does not parse tool calls "
-                f"for this model\n  fix: {hint} (or run with --mode prompt)",
+                "were written as text: the server does not parse tool calls "
+                "for this model",
+                item_id=item.id,
+                hint=f"{hint} (or run with --mode prompt)",
             )
         )
     elif structured == 0:
         hint = _PARSER_HINTS.get(provider.name, "check that the model supports tool calling")
         findings.append(
-            Finding(Level.PROBLEM, f"no tool calls came back (answer: {_clip(raw)})\n  fix: {hint}")
+            Finding(
+                Level.ERROR,
+                f"no tool calls came back (answer: {_clip(raw)})",
+                item_id=item.id,
+                hint=hint,
+            )
         )
     elif structured < expected:
         # Structured calls came back, so the server parses them: fewer than asked for is
@@ -197,18 +194,23 @@ def _judge(provider: Provider, item: Item, raw: Mapping[str, Any]) -> list[Findi
             Finding(
                 Level.WARNING,
                 f"{structured} structured tool {calls} back, {expected} expected: the server "
-                "returns structured calls, so fewer is likely the model's choice\n  if a "
-                f"strong model does this, parallel calls may be off: {hint}",
+                "returns structured calls, so fewer is likely the model's choice",
+                item_id=item.id,
+                hint=f"if a strong model does this, parallel calls may be off: {hint}",
             )
         )
     else:
         findings.append(
-            Finding(Level.OK, f"{structured} structured tool calls came back ({expected} expected)")
+            Finding(
+                Level.OK,
+                f"{structured} structured tool calls came back ({expected} expected)",
+                item_id=item.id,
+            )
         )
     if structured >= expected:
         verdict = check_item(item, decoded)
         if verdict.valid:
-            findings.append(Finding(Level.OK, "the calls match the ground truth"))
+            findings.append(Finding(Level.OK, "the calls match the ground truth", item_id=item.id))
         else:
             findings.append(
                 Finding(
@@ -216,6 +218,7 @@ def _judge(provider: Provider, item: Item, raw: Mapping[str, Any]) -> list[Findi
                     f"the calls do not match the ground truth ({verdict.error_type}"
                     f": {verdict.error}); this is the model's answer, not the "
                     "setup",
+                    item_id=item.id,
                 )
             )
     return findings
