@@ -35,13 +35,13 @@ from tfce_eval.providers import (
     message_text,
     parse_model,
 )
-from tfce_eval.providers.base import (
+from tfce_eval.providers.prompting import question_messages, system_prompt
+from tfce_eval.providers.status import (
     ServerContext,
     classify_status,
     parse_retry_after,
     refused_param,
 )
-from tfce_eval.providers.prompting import question_messages, system_prompt
 from tfce_eval.run.progress import PlainProgress, RichProgress, make_progress
 from tfce_eval.run.retry import GaveUp, RetryPolicy, retry_delay, with_retries
 

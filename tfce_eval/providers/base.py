@@ -2,29 +2,23 @@
 
 A provider turns chat messages, with or without functions offered as tools, into the exact
 JSON body of a request (`build_chat`, pure; `build_request` does it for a function-calling
-item in either mode),
-sends it through its SDK (`send`, the only I/O, with the SDK's own retries off: the runner
-has the one retry layer), turns a response body into what the shared decoder reads
-(`to_decoder_input`, pure) and says what an exception means for the run (`classify`):
-retry it, record it against the item, or stop the run.
+item in either mode), sends it through its SDK (`send`, the only I/O, with the SDK's own
+retries off: the runner has the one retry layer), turns a response body into what the
+shared decoder reads (`to_decoder_input`, pure) and says what an exception means for the
+run (`classify`): retry it, record it against the item, or stop the run.
 
-The status rules shared by the SDKs live here (`classify_status`), so that OpenAI-compatible
-servers and the Anthropic API are judged alike.
+The status rules shared by the SDKs are in `status` (`classify_status`), so that
+OpenAI-compatible servers and the Anthropic API are judged alike.
 """
 
 from __future__ import annotations
 
-import email.utils
-import math
-import re
-import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from types import TracebackType
 from typing import Any
-from urllib.parse import urljoin, urlsplit
 
 from tfce_eval.model import FunctionDoc, Item
 
@@ -178,214 +172,6 @@ def message_text(message: Mapping[str, Any]) -> str:
         and part.get("type", "text") == "text"
         and isinstance(part.get("text"), str)
     )
-
-
-def parse_retry_after(
-    headers: Mapping[str, str] | None, *, now: float | None = None
-) -> float | None:
-    """Seconds to wait from `retry-after-ms` or `Retry-After` (seconds or an HTTP date)."""
-    if not headers:
-        return None
-    lowered = {k.lower(): v for k, v in headers.items()}
-    ms = lowered.get("retry-after-ms")
-    if ms is not None:
-        try:
-            value = float(ms) / 1000
-        except ValueError:
-            value = math.nan
-        if math.isfinite(value) and value >= 0:
-            return value
-    text = lowered.get("retry-after")
-    if text is None:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(text)
-        except (TypeError, ValueError):
-            return None
-        return max(0.0, when.timestamp() - (time.time() if now is None else now))
-    return value if math.isfinite(value) and value >= 0 else None
-
-
-# Quota exhaustion, as opposed to a rate limit: waiting does not help.
-_QUOTA_MARKERS = ("insufficient_quota", "billing", "credit balance")
-_PARAM_REFUSALS = (
-    "unsupported",
-    "not supported",
-    "does not support",
-    "deprecated",
-    "not permitted",
-    "unrecognized",
-    "unknown",
-    "extra",
-    "invalid",
-    "not allowed",
-)
-
-
-def refused_param(message: str, param: object) -> str | None:
-    """The droppable request field a 400 is about, if it names one."""
-    if isinstance(param, str) and param in DROPPABLE_PARAMS:
-        return param
-    lowered = message.lower()
-    if not any(word in lowered for word in _PARAM_REFUSALS):
-        return None
-    for name in DROPPABLE_PARAMS:
-        # A whole word only: a function named `set_temperature` is not the field.
-        if re.search(rf"(?<![\w.]){name}(?!\w)", lowered):
-            return name
-    return None
-
-
-def server_message(
-    body: object, fallback: str, scrub: Callable[[str], str] = lambda text: text
-) -> str:
-    """The human part of an error body: OpenAI/Anthropic `{"error": {"message"}}` and kin.
-
-    `scrub` removes secrets; it is applied before a plain-text body is cut to 500
-    characters, so that no part of a secret survives the cut.
-    """
-    if isinstance(body, Mapping):
-        err = body.get("error", body)
-        if isinstance(err, Mapping):
-            msg = err.get("message") or err.get("detail")
-            if isinstance(msg, str) and msg:
-                return scrub(msg)
-        elif isinstance(err, str) and err:
-            return scrub(err)
-        for key in ("message", "detail"):
-            if isinstance(body.get(key), str) and body[key]:
-                return scrub(str(body[key]))
-    if isinstance(body, str) and body.strip():
-        return scrub(body.strip())[:500]
-    return scrub(fallback)
-
-
-def _error_code(body: object) -> str:
-    if isinstance(body, Mapping):
-        err = body.get("error", body)
-        if isinstance(err, Mapping):
-            return " ".join(str(err.get(k) or "") for k in ("type", "code")).lower()
-    return ""
-
-
-@dataclass(frozen=True)
-class ServerContext:
-    """What a fatal error's hint needs to name: who was asked, for which model, with which key."""
-
-    provider: str
-    model: str
-    base_url: str
-    key_env: str
-    local: bool
-
-
-def classify_status(
-    status: int,
-    body: object,
-    headers: Mapping[str, str] | None,
-    fallback: str,
-    ctx: ServerContext,
-    scrub: Callable[[str], str] = lambda text: text,
-) -> ProviderError:
-    """The shared rules for an HTTP error status (SPEC 7): retry, record, or stop."""
-    text = server_message(body, fallback, scrub)
-    message = f"HTTP {status}: {text}"
-    lowered = f"{text} {_error_code(body)}".lower()
-    setup = _server_setup_error(lowered, ctx)
-    if setup is not None:
-        return ProviderError(ErrorKind.FATAL, message, status, hint=setup)
-    if status in (400, 402, 429) and any(m in lowered for m in _QUOTA_MARKERS):
-        return ProviderError(
-            ErrorKind.FATAL,
-            message,
-            status,
-            hint="the account's quota or credit is used up: add credit, raise "
-            "the limit, or use another key; then run the same command again",
-        )
-    if 300 <= status < 400:
-        return ProviderError(ErrorKind.ITEM, _redirect_message(status, headers, ctx))
-    if status in (408, 409, 429) or status >= 500:
-        return ProviderError(
-            ErrorKind.RETRYABLE, message, status, retry_after=parse_retry_after(headers)
-        )
-    if status == 401:
-        if ctx.local:
-            hint = (
-                f"the server at {ctx.base_url} wants an API key: set {ctx.key_env} to the "
-                "key it was started with (vLLM: --api-key)"
-            )
-        else:
-            hint = f"set {ctx.key_env} to a valid API key"
-        return ProviderError(ErrorKind.FATAL, message, status, hint=hint)
-    if status == 403:
-        return ProviderError(
-            ErrorKind.FATAL,
-            message,
-            status,
-            hint=f"the key in {ctx.key_env} may not use model {ctx.model!r}; "
-            "check the key's permissions and the model name",
-        )
-    if status == 404:
-        return ProviderError(
-            ErrorKind.FATAL,
-            message,
-            status,
-            hint=f"check the model name ({ctx.model!r}) with GET "
-            f"{ctx.base_url.rstrip('/')}/models, and the base URL (OpenAI-"
-            "compatible servers serve under /v1)",
-        )
-    return ProviderError(
-        ErrorKind.ITEM, message, status, param=refused_param(text, _field(body, "param"))
-    )
-
-
-def _redirect_message(status: int, headers: Mapping[str, str] | None, ctx: ServerContext) -> str:
-    """What a redirect pointed at, naming both hosts when it leaves the server."""
-    lowered = {k.lower(): v for k, v in (headers or {}).items()}
-    here = urlsplit(ctx.base_url).netloc or ctx.base_url
-    location = lowered.get("location")
-    if not location:
-        return f"HTTP {status}: {here} answered with a redirect that names no address"
-    target = urljoin(ctx.base_url, location)
-    there = urlsplit(target).netloc
-    if there != here:
-        return (
-            f"HTTP {status}: {here} redirects to another host, {there}; requests are not "
-            "sent on (if that is the server, give its address with --base-url)"
-        )
-    return (
-        f"HTTP {status}: {here} redirects to {target}; requests are not sent on (give "
-        "the address it names with --base-url)"
-    )
-
-
-def _field(body: object, name: str) -> object:
-    if isinstance(body, Mapping):
-        err = body.get("error", body)
-        if isinstance(err, Mapping):
-            return err.get(name)
-    return None
-
-
-def _server_setup_error(lowered: str, ctx: ServerContext) -> str | None:
-    """A hint when the error says the server was started without tool calling."""
-    if "enable-auto-tool-choice" in lowered or "tool-call-parser" in lowered:
-        return (
-            "start vLLM with --enable-auto-tool-choice --tool-call-parser <parser for the "
-            "model> (hermes for Qwen, llama3_json for Llama 3.x, mistral for Mistral), or "
-            "use --mode prompt"
-        )
-    if "--jinja" in lowered:
-        return "start llama-server with --jinja (tool calls need the model's chat template)"
-    if "does not support tools" in lowered:
-        return (
-            f"the model {ctx.model!r} has no tool support on this server (Ollama: its "
-            "template has no tools); choose a tool-capable model or use --mode prompt"
-        )
-    return None
 
 
 class Provider(ABC):

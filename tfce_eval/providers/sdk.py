@@ -28,13 +28,12 @@ from tfce_eval.providers.base import (
     RequestOptions,
     RequestTimeout,
     Response,
-    ServerContext,
     Usage,
-    classify_status,
     nesting_depth,
 )
 from tfce_eval.providers.prompting import question_messages, system_prompt
 from tfce_eval.providers.spec import PLACEHOLDER_KEY, ProviderSpec
+from tfce_eval.providers.status import ServerContext, classify_status
 from tfce_eval.schema.wire import WireTool
 
 
