@@ -22,7 +22,7 @@ from tfce_eval.errors import DataError, HarnessError
 from tfce_eval.exec.executor import Executor
 from tfce_eval.exec.judge import EXEC_ZERO_ABS_TOL, numbers_close, results_equal
 from tfce_eval.exec.records import ExecOptions
-from tfce_eval.exec.worker import MAX_RESULT_BYTES
+from tfce_eval.exec.results import MAX_RESULT_BYTES
 from tfce_eval.model import Call, Category, ExpectedCall, ExpectedParam, FunctionDoc, Item
 
 REPO = Path(__file__).resolve().parents[1]

@@ -38,9 +38,12 @@ from typing import Any, NoReturn
 
 import tfce_eval
 from tfce_eval.errors import DataError
+from tfce_eval.exec.results import MAX_RESULT_BYTES
 from tfce_eval.exec.sandbox import kill_tree, worker_env
-from tfce_eval.exec.worker import BOOT, MAX_RESULT_BYTES
 
+#: The program a worker process runs (`tfce_eval.exec.worker.main`): argv is (socket fd,
+#: lifeline fd, functions directory, package name, memory limit in MB).
+BOOT = "import sys; from tfce_eval.exec.worker import main; main(sys.argv[1:])"
 #: The largest reply read from a worker: the result cap and room for the envelope.
 MAX_REPLY_BYTES = MAX_RESULT_BYTES + 64 * 1024
 #: Without a pidfd, how often a waiting harness looks whether a worker is still there.

@@ -1,9 +1,9 @@
 """The worker side of exec checking: imports a functions directory and runs calls on request.
 
-`main` is the entry point of a worker process, a fresh interpreter that
-`tfce_eval.exec.pool` starts (`python -c ...`, see `BOOT`) in a session of its own with a
-minimal environment; `tfce_eval.exec.sandbox` says what limits it. The harness's own process
-never imports this module's callers' functions and never runs a dataset function itself.
+`main` is the entry point of a worker process: a fresh interpreter that
+`tfce_eval.exec.pool` starts (`pool.BOOT`) in a session of its own with a minimal
+environment; `tfce_eval.exec.sandbox` says what limits it. The harness's own process never
+imports this module and never runs a dataset function itself.
 
 The functions directory is imported as a package from its path under a private name chosen by
 the harness, so `units.dbm_to_watts` means `<dir>/units.py` and never a module found on
@@ -37,6 +37,7 @@ from types import ModuleType
 from typing import Any
 
 from tfce_eval.exec.names import check_name
+from tfce_eval.exec.results import MAX_RESULT_BYTES, ResultTooLarge, size_error, to_json_like
 from tfce_eval.exec.sandbox import (
     become_subreaper,
     has_children,
@@ -45,71 +46,8 @@ from tfce_eval.exec.sandbox import (
     reap_children,
 )
 
-#: How deep a result may nest before it is refused (also stops cyclic lists).
-MAX_RESULT_DEPTH = 100
-#: The largest result a call may return, as UTF-8 JSON: a bigger one is an error.
-MAX_RESULT_BYTES = 1_000_000
 #: Exception messages are cut to this many characters.
 MAX_MESSAGE_CHARS = 500
-#: The program a worker process runs: argv is (connection fd, lifeline fd, functions
-#: directory, package name, memory limit in MB).
-BOOT = "import sys; from tfce_eval.exec.worker import main; main(sys.argv[1:])"
-
-
-class ResultTooLarge(ValueError):
-    """A result larger than MAX_RESULT_BYTES (found while it is converted, not after)."""
-
-
-def _size_error() -> ResultTooLarge:
-    return ResultTooLarge(f"returned a result larger than {MAX_RESULT_BYTES:,} bytes of JSON")
-
-
-def to_json_like(value: Any, depth: int = 0, budget: list[int] | None = None) -> Any:
-    """`value` as plain JSON-like data (tuples become lists); TypeError/ValueError if it is not.
-
-    `budget`: a one-element list of the bytes still allowed; each part found is charged
-    (roughly its JSON size), and ResultTooLarge is raised as soon as it runs out, so a huge
-    result is refused before a copy of it is made.
-    """
-    if budget is None:
-        budget = [MAX_RESULT_BYTES]
-    if depth > MAX_RESULT_DEPTH:
-        raise ValueError(f"nested deeper than {MAX_RESULT_DEPTH} levels")
-    if value is None or isinstance(value, bool):
-        budget[0] -= 5
-        out_value: Any = value
-    elif isinstance(value, int):
-        budget[0] -= 2 + value.bit_length() // 3
-        out_value = int(value)
-    elif isinstance(value, float):
-        budget[0] -= 24
-        out_value = float(value)
-    elif isinstance(value, str):
-        budget[0] -= 2 + len(value)
-        if budget[0] < 0:
-            raise _size_error()
-        out_value = str(value)
-    elif isinstance(value, list | tuple):
-        budget[0] -= 2 + len(value)
-        if budget[0] < 0:
-            raise _size_error()
-        out_value = [to_json_like(v, depth + 1, budget) for v in value]
-    elif isinstance(value, dict):
-        budget[0] -= 2 + len(value)
-        if budget[0] < 0:
-            raise _size_error()
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise TypeError(f"a dict key is {type(key).__name__} {key!r}, not a string")
-            budget[0] -= 4 + len(key)
-            out[str(key)] = to_json_like(item, depth + 1, budget)
-        out_value = out
-    else:
-        raise TypeError(f"{type(value).__name__} is not JSON-like")
-    if budget[0] < 0:
-        raise _size_error()
-    return out_value
 
 
 def describe_exception(exc: BaseException) -> str:
@@ -346,7 +284,7 @@ def _encode(reply: Mapping[str, Any]) -> bytes:
         fallback = _error(f"returned a result that cannot be encoded: {exc}", restart=restart)
         return json.dumps(fallback, ensure_ascii=False).encode("utf-8")
     if len(data) > MAX_RESULT_BYTES + 4096:
-        return json.dumps(_error(str(_size_error()))).encode("utf-8")
+        return json.dumps(_error(str(size_error()))).encode("utf-8")
     return data
 
 
