@@ -11,22 +11,22 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePath, PureWindowsPath
+from pathlib import Path
 from typing import Any
 
 from tfce_eval.dataset.load import Dataset, load_dataset
-from tfce_eval.errors import DataError, RunError, RunInterrupted, TfceError, UsageError
+from tfce_eval.errors import RunError, RunInterrupted, UsageError
 from tfce_eval.model import CATEGORY_ORDER, AnswerStyle, Category, ErrorCode, Item, Policy
 from tfce_eval.providers import Mode, Provider, RequestOptions, default_run_name, make_provider
 from tfce_eval.providers.registry import parse_model
 from tfce_eval.report import FailureSource, RunView, write_run_reports
 from tfce_eval.run.appender import AppendFailed, OutputsAppender
+from tfce_eval.run.directory import checked_run_name, finished_ids, prepare_run_dir, save_run_json
 from tfce_eval.run.lock import RunLock
 from tfce_eval.run.metadata import (
     RunIdentity,
     build_meta,
     dropped_from,
-    identity_differences,
     now_iso,
     selection_digest,
 )
@@ -34,22 +34,8 @@ from tfce_eval.run.progress import NullProgress, ProgressSink
 from tfce_eval.run.retry import RetryPolicy
 from tfce_eval.run.session import Session, SessionStats, SessionStopped
 from tfce_eval.scoring.options import CheckMode, ScoreOptions
-from tfce_eval.scoring.rundir import (
-    OUTPUTS,
-    REPORT_HTML,
-    REPORT_MD,
-    RUN_JSON,
-    SCORES,
-    SUMMARY,
-    RunDir,
-    index_outputs,
-    read_json,
-    write_json,
-)
+from tfce_eval.scoring.rundir import RunDir, write_json
 from tfce_eval.scoring.score import ScoreResult, score_outputs
-
-#: Files a run writes; `--force` removes exactly these before starting over.
-RUN_FILES = (OUTPUTS, SCORES, SUMMARY, RUN_JSON, REPORT_MD, REPORT_HTML)
 
 
 @dataclass(frozen=True)
@@ -139,26 +125,6 @@ def _load(config: RunConfig) -> Dataset:
     )
 
 
-def checked_run_name(name: str) -> PurePath:
-    """`--run-name` as a relative path that stays inside `--out`; UsageError otherwise.
-
-    A name may hold folders (`week1/qwen`), but no `..`, no absolute path and nothing
-    empty: the run directory is written to and, with --force, its files deleted.
-    """
-    path = PurePath(name)
-    if path.is_absolute() or PureWindowsPath(name).anchor:
-        why = "it is an absolute path"
-    elif ".." in path.parts:
-        why = "it holds '..'"
-    elif not name.strip() or not path.parts or path == PurePath("."):
-        why = "it names no directory"
-    else:
-        return path
-    raise UsageError(
-        f"--run-name {name!r}: {why}; give a name inside --out, such as my-run or week1/qwen"
-    )
-
-
 def run_directory(config: RunConfig) -> Path:
     if config.run_name is not None:
         return config.out / checked_run_name(config.run_name)
@@ -213,47 +179,6 @@ def _settings(config: RunConfig) -> dict[str, Any]:
     }
 
 
-def _prepare(run_dir: RunDir, identity: RunIdentity, config: RunConfig) -> dict[str, Any] | None:
-    """The saved run.json of a run to resume, None for a new run; RunError if it differs."""
-    if config.force:
-        for name in RUN_FILES:
-            (run_dir.path / name).unlink(missing_ok=True)
-        return None
-    if run_dir.run_json.exists():
-        saved = read_json(run_dir.run_json)
-        if not isinstance(saved, dict):
-            raise DataError(
-                "run.json is not a JSON object",
-                path=str(run_dir.run_json),
-                hint="use --force to start the run over",
-            )
-        differences = identity_differences(saved, identity)
-        if differences:
-            raise RunError(
-                f"{run_dir.path} holds a different run, so it cannot be resumed:\n  "
-                + "\n  ".join(differences)
-                + "\n  fix: run with --force to start over there, or choose another "
-                "directory with --run-name or --out"
-            )
-        return saved
-    if run_dir.outputs.exists() and run_dir.outputs.stat().st_size:
-        raise RunError(
-            f"{run_dir.outputs} exists but run.json does not, so it cannot be "
-            "resumed\n  fix: use --force to start over, or another --run-name"
-        )
-    return None
-
-
-def finished_ids(outputs: Path) -> set[str]:
-    """Ids with an answer in outputs.jsonl (request errors are not finished: they are re-asked)."""
-    if not outputs.exists():
-        return set()
-    index = index_outputs(outputs, tolerate_torn_tail=True)
-    return {
-        item_id for item_id, record in index.read_many(index.offsets) if record.get("error") is None
-    }
-
-
 def _notes(meta: Mapping[str, Any]) -> tuple[str, ...]:
     notes = meta.get("request_notes") or {}
     return tuple(f"{k} {v}" for k, v in notes.items())
@@ -284,7 +209,7 @@ def _run_locked(config: RunConfig, run_dir: RunDir, progress: ProgressSink | Non
     ids = select_ids(dataset, config)
     provider = make_provider(config.model, base_url=config.base_url, timeout_s=config.timeout_s)
     identity = _identity(dataset, provider, config, ids)
-    saved = _prepare(run_dir, identity, config)
+    saved = prepare_run_dir(run_dir, identity, force=config.force)
     dropped = dropped_from(saved) if saved else {}
     meta = saved or build_meta(
         identity,
@@ -443,7 +368,7 @@ def _ask(
         meta["status"] = status
         meta["dropped_params"] = stats.dropped
         meta["request_notes"] = _request_notes(provider, config, stats.dropped)
-        unsaved = _save_meta(run_dir, meta)
+        unsaved = save_run_json(run_dir, meta)
     if failure is not None:
         if unsaved:
             failure = type(failure)(f"{failure}\n  ({unsaved})")
@@ -451,16 +376,6 @@ def _ask(
     if unsaved:
         raise RunError(unsaved)
     return session.stats
-
-
-def _save_meta(run_dir: RunDir, meta: Mapping[str, Any]) -> str | None:
-    """Write run.json; what went wrong (for the message), instead of raising, if it fails."""
-    try:
-        write_json(run_dir.run_json, meta)
-    except (OSError, TfceError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return f"{run_dir.run_json} could not be updated either: {reason}"
-    return None
 
 
 async def _send_all(session: Session, provider: Provider, items: Iterator[Item]) -> None:
