@@ -279,3 +279,35 @@ def test_reports_that_cannot_be_written_leave_no_stale_ones(
     assert not (tmp_path / "report.md").exists() and not (tmp_path / "report.html").exists()
     summary = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
     assert summary["missing"]["count"] == 1
+
+
+def test_the_run_command_writes_the_reports_beside_its_scores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fakeserver import FakeConfig, FakeServer
+
+    data = Path(__file__).parent / "fixtures" / "run_small"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-reports")
+    with FakeServer(FakeConfig(load_dataset(data))) as srv:
+        result = run_cli(
+            "run",
+            "--model",
+            "openai/fake-model",
+            "--base-url",
+            srv.base_url,
+            "--data",
+            str(data),
+            "--out",
+            str(tmp_path),
+            "--run-name",
+            "r1",
+            "--check",
+            "ast",
+            "--retry-delay",
+            "0.01",
+        )
+    assert result.exit_code == 0, result.output
+    run_dir = tmp_path / "r1"
+    names = {p.name for p in run_dir.iterdir()}
+    assert {"report.md", "report.html", "scores.jsonl", "summary.json", "run.json"} <= names
+    assert "fake-model" in (run_dir / "report.md").read_text(encoding="utf-8")

@@ -10,7 +10,7 @@ import json
 import shlex
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -29,15 +29,17 @@ from tfce_eval.cli.options import (
     timeout_option,
 )
 from tfce_eval.cli.render import print_warnings, stdout_console
+from tfce_eval.dataset.load import Dataset
 from tfce_eval.errors import RunInterrupted, UsageError
 from tfce_eval.model import AnswerStyle
 from tfce_eval.providers import Mode, RequestOptions, ToolChoice
-from tfce_eval.report import load_run, render_table
+from tfce_eval.report import FailureSource, RunView, load_run, render_table, write_run_reports
 from tfce_eval.run.progress import make_progress
 from tfce_eval.run.retry import RetryPolicy
 from tfce_eval.run.runner import RunConfig, RunResult, run_eval
 from tfce_eval.run.runner import dump_request as request_for
 from tfce_eval.scoring.options import CheckMode
+from tfce_eval.scoring.score import ScoreResult
 from tfce_eval.tasks import TaskKind, resolve_data
 
 
@@ -289,7 +291,9 @@ def run_command(
         return
     with _sigterm_as_ctrl_c() as terminated:
         try:
-            result = run_eval(config, progress=make_progress(sys.stderr))
+            result = run_eval(
+                config, progress=make_progress(sys.stderr), write_reports=_write_reports
+            )
         except RunInterrupted as stopped:
             if terminated:
                 stopped.exit_code = 128 + signal.SIGTERM  # 143, as for any SIGTERM
@@ -299,6 +303,14 @@ def run_command(
         click.echo(json.dumps(result.score.summary, ensure_ascii=False, indent=2))
         return
     _print_result(result)
+
+
+def _write_reports(score: ScoreResult, dataset: Dataset, run_info: Mapping[str, Any]) -> None:
+    """report.md and report.html beside a run's scores (see run_eval's write_reports)."""
+    path = score.run_dir.path
+    name = str(run_info.get("run_name") or path.resolve().name)
+    view = RunView(name, path, score.summary, score.records, dict(run_info))
+    write_run_reports(path, view, failure_source=FailureSource(dataset=dataset))
 
 
 def _print_result(result: RunResult) -> None:

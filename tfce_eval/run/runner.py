@@ -9,7 +9,7 @@ run.json. A run stopped at any moment keeps every finished item; the same call r
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,6 @@ from tfce_eval.errors import RunError, RunInterrupted, UsageError
 from tfce_eval.model import CATEGORY_ORDER, AnswerStyle, Category, ErrorCode, Item, Policy
 from tfce_eval.providers import Mode, Provider, RequestOptions, default_run_name, make_provider
 from tfce_eval.providers.registry import parse_model
-from tfce_eval.report import FailureSource, RunView, write_run_reports
 from tfce_eval.run.appender import AppendFailed, OutputsAppender
 from tfce_eval.run.directory import checked_run_name, finished_ids, prepare_run_dir, save_run_json
 from tfce_eval.run.lock import RunLock
@@ -193,18 +192,36 @@ def _request_notes(
     return notes
 
 
-def run_eval(config: RunConfig, *, progress: ProgressSink | None = None) -> RunResult:
+#: Writes a run's reports once its scores are in: (score, dataset, run.json as it ends).
+#: The report package sits above this one, so the caller hands its writer in (the command
+#: line passes one built on tfce_eval.report.write_run_reports).
+ReportWriter = Callable[[ScoreResult, Dataset, Mapping[str, Any]], None]
+
+
+def run_eval(
+    config: RunConfig,
+    *,
+    progress: ProgressSink | None = None,
+    write_reports: ReportWriter | None = None,
+) -> RunResult:
     """Run (or resume) an evaluation and score it. RunError / RunInterrupted when it stops.
 
     The run directory is this run's alone while it runs: a second run there is a RunError
-    that names the first (before it reads, asks or deletes anything).
+    that names the first (before it reads, asks or deletes anything). `write_reports`, when
+    given, writes report.md and report.html beside the new scores (scoring removes stale
+    ones, so a run without it leaves no reports of an earlier score).
     """
     run_dir = RunDir(run_directory(config))
     with RunLock(run_dir.path):
-        return _run_locked(config, run_dir, progress)
+        return _run_locked(config, run_dir, progress, write_reports)
 
 
-def _run_locked(config: RunConfig, run_dir: RunDir, progress: ProgressSink | None) -> RunResult:
+def _run_locked(
+    config: RunConfig,
+    run_dir: RunDir,
+    progress: ProgressSink | None,
+    write_reports: ReportWriter | None,
+) -> RunResult:
     dataset = _load(config)
     ids = select_ids(dataset, config)
     provider = make_provider(config.model, base_url=config.base_url, timeout_s=config.timeout_s)
@@ -268,8 +285,8 @@ def _run_locked(config: RunConfig, run_dir: RunDir, progress: ProgressSink | Non
                 }
             },
         )
-        # The reports describe the run as it ends.
-        _write_reports(score, dataset, {**meta, "status": "finished"})
+        if write_reports is not None:  # the reports describe the run as it ends
+            write_reports(score, dataset, {**meta, "status": "finished"})
     except KeyboardInterrupt:
         raise RunInterrupted(_interrupted(run_dir, None, len(ids), config)) from None
     request_errors = sum(1 for r in score.records if r.error_type is ErrorCode.REQUEST_ERROR)
@@ -284,19 +301,6 @@ def _run_locked(config: RunConfig, run_dir: RunDir, progress: ProgressSink | Non
     return RunResult(
         run_dir.path, score, len(ids), len(done), stats.asked, request_errors, _notes(meta)
     )
-
-
-def _write_reports(score: ScoreResult, dataset: Dataset, run_info: dict[str, Any]) -> None:
-    """report.md and report.html beside the scores (scoring itself writes no reports)."""
-    path = score.run_dir.path
-    view = RunView(
-        str(run_info.get("run_name") or path.resolve().name),
-        path,
-        score.summary,
-        score.records,
-        run_info,
-    )
-    write_run_reports(path, view, failure_source=FailureSource(dataset=dataset))
 
 
 def _ask(
