@@ -305,12 +305,11 @@ def test_records_in_memory_keep_details_only_for_the_first_failures(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import tfce_eval.scoring.score as scoring
+    from tfce_eval.scoring.options import ScoreOptions
 
     monkeypatch.setattr(scoring, "KEEP_DETAILS", 1)
     examples = REPO / "examples" / "outputs.jsonl"
-    result = scoring.score_outputs(
-        examples, load_dataset(), scoring.ScoreOptions(), tmp_path / "out"
-    )
+    result = scoring.score_outputs(examples, load_dataset(), ScoreOptions(), tmp_path / "out")
     on_disk = read_scores(tmp_path / "out" / "scores.jsonl")
     assert [r.id for r in result.records] == [r["id"] for r in on_disk]
     failing = [r for r in result.records if not r.valid]
