@@ -326,8 +326,9 @@ def test_a_worker_that_dies_on_a_model_call_stops_with_a_harness_error(
     with pytest.raises(HarnessError) as caught:
         executor.check_item(expected, [Call("die", {"code": 7})], None)
     message = str(caught.value)
-    assert message.startswith("item sandbox_7: the exec worker stopped its worker process")
-    assert "(exit code 7)" in message and "die(code=7)" in message
+    assert message.startswith(
+        "item sandbox_7: the call die(code=7) stopped its worker process (exit code 7); "
+    )
     assert "not an error of the model" in message
 
 

@@ -186,10 +186,10 @@ def _stop_on_harness_failure(
     for call, outcome in zip(batch, outcomes, strict=True):
         if outcome.harness_failure:
             raise HarnessError(
-                f"item {item.id}: the exec worker {outcome.error} while running "
-                f"{render_call(call.name, call.arguments, 80)}; that is a failure of tfce-eval "
-                "or of the functions directory, not an error of the model. Run "
-                "`tfce-eval call` on that call to see it alone, or score with --check ast"
+                f"item {item.id}: the call {render_call(call.name, call.arguments, 80)} "
+                f"{outcome.error}; that is a failure of tfce-eval or of the functions "
+                "directory, not an error of the model. Run `tfce-eval call` on that call to "
+                "see it alone, or score with --check ast"
             )
 
 
