@@ -19,6 +19,7 @@ are printed; nothing is asserted. Usage:
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import random
 import shutil
@@ -85,19 +86,29 @@ print(f"{code} {wall} {peak}")
 """
 
 
-def timed(cmd: list[str], repeat: int) -> tuple[float, float]:
-    """Best wall seconds and largest peak MB over `repeat` runs of `cmd`."""
-    best, peak = float("inf"), 0.0
+def run_once(cmd: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak MB of one run of `cmd` in its own process."""
+    out = subprocess.run(
+        [PY, "-c", MEASURE, *cmd], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    code, wall, rss = out.stdout.split()
+    if code != "0":
+        sys.exit(f"failed ({code}): {' '.join(cmd)}\n{out.stderr}")
+    return float(wall), int(rss) / 1024
+
+
+def timed(cmds: list[list[str]], repeat: int) -> list[tuple[float, float]]:
+    """Best wall seconds and largest peak MB of each command over `repeat` rounds.
+
+    The commands take turns within each round, so that whatever else the machine is
+    doing weighs on all of them alike.
+    """
+    best = [(float("inf"), 0.0) for _ in cmds]
     for _ in range(repeat):
-        out = subprocess.run(
-            [PY, "-c", MEASURE, *cmd], capture_output=True, text=True, cwd=ROOT, check=True
-        )
-        code, wall, rss = out.stdout.split()
-        if code != "0":
-            sys.exit(f"failed ({code}): {' '.join(cmd)}\n{out.stderr}")
-        best = min(best, float(wall))
-        peak = max(peak, int(rss) / 1024)
-    return best, peak
+        for i, cmd in enumerate(cmds):
+            wall, peak = run_once(cmd)
+            best[i] = (min(best[i][0], wall), max(best[i][1], peak))
+    return best
 
 
 def make_scoring_data(work: Path, seed: int = 11) -> tuple[Path, Path, Path]:
@@ -147,8 +158,7 @@ def bench_score(work: Path, repeat: int, cmd: str | None) -> None:
     else:
         ours = [PY, "-c", SCORE_LIBRARY, str(run), str(data), str(out)]
     theirs = [PY, "-m", "ir_measures", str(qrels), str(run), MEASURES]
-    t_ours, m_ours = timed(ours, repeat)
-    t_theirs, m_theirs = timed(theirs, repeat)
+    (t_ours, m_ours), (t_theirs, m_theirs) = timed([ours, theirs], repeat)
     summary = json.loads((out / "summary.json").read_text())
     means = {m: round(v["mean"], 4) for m, v in summary["measures"].items()}
     check = subprocess.run(theirs, capture_output=True, text=True, check=True, cwd=ROOT)
@@ -170,11 +180,11 @@ def make_corpus(work: Path, seed: int = 12) -> Path:
         return data
     rng = random.Random(seed)
     vocab = [f"w{i}" for i in range(WORDS)]
-    weights = [1 / (i + 1) for i in range(WORDS)]
+    cumulative = list(itertools.accumulate(1 / (i + 1) for i in range(WORDS)))
     (data / "qrels").mkdir(parents=True, exist_ok=True)
     with (data / "corpus.jsonl").open("w") as fh:
         for d in range(100_000):
-            words = rng.choices(vocab, weights, k=rng.randint(30, 120))
+            words = rng.choices(vocab, cum_weights=cumulative, k=rng.randint(30, 120))
             fh.write(json.dumps({"_id": f"c{d}", "title": f"t{d // 20}", "text": " ".join(words)}))
             fh.write("\n")
     with (data / "queries.jsonl").open("w") as qf, (data / "qrels" / "test.tsv").open("w") as tf:
@@ -190,16 +200,19 @@ def bench_retrieve(work: Path, repeat: int) -> None:
     data = make_corpus(work)
     cache = work / "bm25-cache"
     out = work / "bm25-run"
-    cold = float("inf")
-    peak_cold = 0.0
-    for _ in range(repeat):
+    ours = [PY, "-c", RETRIEVE_LIBRARY, str(data), str(out), str(cache)]
+    direct_cmd = [PY, "-c", BM25S_DIRECT, str(data), str(work / "bm25s.trec")]
+    cold, peak_cold = float("inf"), 0.0
+    warm, peak_warm = float("inf"), 0.0
+    direct, peak_direct = float("inf"), 0.0
+    for _ in range(repeat):  # in turns: cold (empty cache), warm, bm25s
         shutil.rmtree(cache, ignore_errors=True)
-        t, m = timed([PY, "-c", RETRIEVE_LIBRARY, str(data), str(out), str(cache)], 1)
+        t, m = run_once(ours)
         cold, peak_cold = min(cold, t), max(peak_cold, m)
-    warm, peak_warm = timed([PY, "-c", RETRIEVE_LIBRARY, str(data), str(out), str(cache)], repeat)
-    direct, peak_direct = timed(
-        [PY, "-c", BM25S_DIRECT, str(data), str(work / "bm25s.trec")], repeat
-    )
+        t, m = run_once(ours)
+        warm, peak_warm = min(warm, t), max(peak_warm, m)
+        t, m = run_once(direct_cmd)
+        direct, peak_direct = min(direct, t), max(peak_direct, m)
     meta = json.loads((out / "run.json").read_text())
     print("(b) BM25 over 100,000 chunks, 1,000 queries, top 100")
     print(f"    tfce-eval retrieve, cold cache  {cold:7.2f} s   peak {peak_cold:6.0f} MB")

@@ -173,3 +173,45 @@ def test_bad_requests(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="--candidates needs"):
         retrieve(spans, candidates=True, **kw)
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+def test_corpus_columns_match_the_record_reader(tmp_path: Path, fmt: str) -> None:
+    from tfce_eval.retrieval.corpus import corpus_columns
+
+    for ds in (
+        load_retrieval(sample_hf(tmp_path / "hf", fmt)),
+        load_retrieval(sample_chunk_span(tmp_path / "c", fmt), corpus="documents_coref"),
+    ):
+        docs = list(ds.iter_corpus())
+        assert corpus_columns(ds.files) == (
+            [d.id for d in docs],
+            [d.title for d in docs],
+            [d.text for d in docs],
+        )
+
+
+def test_corpus_columns_name_a_bad_line_or_a_twice_used_id(tmp_path: Path) -> None:
+    from tfce_eval.errors import DataError
+    from tfce_eval.retrieval.corpus import corpus_columns
+
+    root = sample_hf(tmp_path / "hf")
+    corpus = root / "corpus" / "train.jsonl"
+    lines = corpus.read_text().splitlines()
+    corpus.write_text("\n".join([*lines[:2], '{"id": "x", "title": "t"}', *lines[2:]]) + "\n")
+    ds = load_retrieval(root)
+    with pytest.raises(DataError) as err:
+        corpus_columns(ds.files)
+    assert (err.value.path, err.value.line) == (str(corpus), 3)
+    assert "missing field 'text'" in err.value.message
+    corpus.write_text("\n".join([*lines, lines[0]]) + "\n")
+    with pytest.raises(DataError, match="document id 'p1_abs' appears twice"):
+        retrieve(load_retrieval(root), out_dir=tmp_path / "o", cache_dir=tmp_path / "c")
+    # Integer ids are read as strings, as the record reader reads them.
+    write_table(
+        root / "corpus" / "train",
+        [{"id": 7, "title": None, "text": "seven"}, {"id": 8, "text": "eight"}],
+        "parquet",
+    )
+    corpus.unlink()
+    assert corpus_columns(load_retrieval(root).files) == (["7", "8"], ["", ""], ["seven", "eight"])

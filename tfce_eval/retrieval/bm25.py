@@ -27,11 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import UsageError
+from tfce_eval.retrieval.corpus import corpus_columns
 from tfce_eval.retrieval.dataset import RetrievalDataset
 from tfce_eval.retrieval.records import id_key
 from tfce_eval.retrieval.score import write_atomic
 
-#: progress(stage, done, total): stages "hash", "tokenize", "index", "search", "write".
+#: progress(stage, done, total): stages "hash", "read", "tokenize", "index", "search",
+#: "write", in that order ("read" to "index" only when the index is not cached).
 Progress = Callable[[str, int, int], None]
 
 RUN_FILE = "run.trec"
@@ -192,11 +194,11 @@ def _load_index(index_dir: Path, stemmer: Any) -> Index | None:
 def _build_index(dataset: RetrievalDataset, stemmer: Any, index_dir: Path, tick: Progress) -> Index:
     import bm25s
 
-    doc_ids: list[str] = []
-    texts: list[str] = []
-    for doc in dataset.iter_corpus():
-        doc_ids.append(doc.id)
-        texts.append(f"{doc.title}\n{doc.text}" if doc.title else doc.text)
+    tick("read", 0, 1)
+    doc_ids, titles, bodies = corpus_columns(dataset.files)
+    texts = [f"{t}\n{b}" if t else b for t, b in zip(titles, bodies, strict=True)]
+    del titles, bodies
+    tick("read", 1, 1)
     tokenizer = _new_tokenizer(stemmer)
     token_ids: list[list[int]] = []
     for start in range(0, len(texts), BATCH):

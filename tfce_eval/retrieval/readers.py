@@ -255,7 +255,7 @@ def read_top_ranked(
 
 
 #: Corpus field names per layout: id, text, title, section.
-_CORPUS_FIELDS = {
+CORPUS_FIELDS = {
     Layout.HF: (("id", "_id"), ("text",), "section_name"),
     Layout.BEIR: (("_id", "id"), ("text",), "section_name"),
     Layout.CHUNK_SPAN: (("chunk_id",), ("chunk",), ""),
@@ -266,7 +266,7 @@ SPAN_COLUMNS = ("chunk_id", "source_url", "chunk_start_char", "chunk_end_char")
 
 def iter_docs(files: DatasetFiles, problems: Problems) -> Iterator[tuple[Origin, Doc]]:
     """The corpus documents in file order, each with its origin."""
-    id_names, text_names, section = _CORPUS_FIELDS[files.layout]
+    id_names, text_names, section = CORPUS_FIELDS[files.layout]
     spans = files.layout is Layout.CHUNK_SPAN
     if not files.corpus:
         problems.add(
