@@ -16,10 +16,11 @@ from typing import Any
 
 from tfce_eval.dataset.load import Dataset, load_dataset
 from tfce_eval.errors import RunError, RunInterrupted, UsageError
-from tfce_eval.model import CATEGORY_ORDER, AnswerStyle, Category, ErrorCode, Item, Policy
+from tfce_eval.model import CATEGORY_ORDER, AnswerStyle, Category, ErrorCode, Policy
 from tfce_eval.providers import Mode, Provider, RequestOptions, default_run_name, make_provider
 from tfce_eval.providers.registry import parse_model
 from tfce_eval.run.appender import AppendFailed, OutputsAppender
+from tfce_eval.run.asking import Asker, FcAsker
 from tfce_eval.run.directory import checked_run_name, finished_ids, prepare_run_dir, save_run_json
 from tfce_eval.run.lock import RunLock
 from tfce_eval.run.metadata import (
@@ -251,8 +252,9 @@ def _run_locked(
         problem = provider.credentials_problem()
         if problem:
             raise RunError(problem)
-        stats = _ask(
+        stats = ask_items(
             provider,
+            FcAsker(config.mode),
             config,
             meta,
             run_dir,
@@ -303,19 +305,21 @@ def _run_locked(
     )
 
 
-def _ask(
+def ask_items(
     provider: Provider,
+    asker: Asker,
     config: RunConfig,
     meta: dict[str, Any],
     run_dir: RunDir,
-    items: Iterator[Item],
+    items: Iterator[Any],
     dropped: dict[str, str],
     progress: ProgressSink,
     *,
     total: int,
     done: int,
 ) -> SessionStats:
-    """Send the session's requests; run.json records the session however it ends."""
+    """Send the session's requests (any task: `asker` says how); run.json records the
+    session however it ends."""
     log: dict[str, Any] = {"started_at": now_iso(), "items": total - done}
     meta.setdefault("sessions", []).append(log)
     meta["status"] = "running"
@@ -323,7 +327,7 @@ def _ask(
     appender = OutputsAppender(run_dir.outputs)
     session = Session(
         provider,
-        config.mode,
+        asker,
         config.request,
         concurrency=config.concurrency,
         retry=config.retry,
@@ -382,7 +386,7 @@ def _ask(
     return session.stats
 
 
-async def _send_all(session: Session, provider: Provider, items: Iterator[Item]) -> None:
+async def _send_all(session: Session, provider: Provider, items: Iterator[Any]) -> None:
     async with provider:
         await session.run(items)
 

@@ -18,20 +18,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tfce_eval.decode.answer import decode_output
-from tfce_eval.model import Item
 from tfce_eval.providers.base import (
     ErrorKind,
-    Mode,
     Provider,
     ProviderError,
     RequestOptions,
     Response,
 )
 from tfce_eval.run.appender import OutputsAppender
+from tfce_eval.run.asking import Asker
 from tfce_eval.run.progress import NullProgress, ProgressSink
 from tfce_eval.run.retry import GaveUp, RetryPolicy, with_retries
-from tfce_eval.schema.wire import name_map
 
 #: When this many items have finished and every one failed, the rest will too: stop.
 EARLY_FAILURES = 5
@@ -53,39 +50,11 @@ class SessionStats:
     dropped: dict[str, str] = field(default_factory=dict)
 
 
-def answer_record(item: Item, raw: dict[str, Any], response: Response) -> dict[str, Any]:
-    """The outputs.jsonl line of an answered item (SPEC 8)."""
-    decoded = decode_output(raw, name_map=name_map(item.functions))
-    return {
-        "id": item.id,
-        "category": str(item.category),
-        "raw": raw,
-        "calls": None if decoded.calls is None else [c.to_json() for c in decoded.calls],
-        "error": None,
-        "usage": response.usage.to_json(),
-        "latency_s": round(response.latency_s, 4),
-    }
-
-
-def error_record(item: Item, error: ProviderError, attempts: int) -> dict[str, Any]:
-    """The outputs.jsonl line of an item that could not be asked: a request_error."""
-    tries = f" (after {attempts} attempts)" if attempts > 1 else ""
-    return {
-        "id": item.id,
-        "category": str(item.category),
-        "raw": None,
-        "calls": None,
-        "error": error.message + tries,
-        "usage": None,
-        "latency_s": None,
-    }
-
-
 class Session:
     def __init__(
         self,
         provider: Provider,
-        mode: Mode,
+        asker: Asker,
         options: RequestOptions,
         *,
         concurrency: int,
@@ -96,7 +65,7 @@ class Session:
         rng: random.Random | None = None,
     ) -> None:
         self.provider = provider
-        self.mode = mode
+        self.asker = asker
         self.requested = options
         self.concurrency = max(1, concurrency)
         self.retry = retry
@@ -106,9 +75,9 @@ class Session:
         self.rng = rng or random.Random()
         self._options = options.without(set(self.stats.dropped))
 
-    async def run(self, items: Iterable[Item]) -> SessionStats:
+    async def run(self, items: Iterable[Any]) -> SessionStats:
         """Ask every item; returns the counts, or raises SessionStopped / CancelledError."""
-        work: asyncio.Queue[Item | None] = asyncio.Queue(maxsize=2 * self.concurrency)
+        work: asyncio.Queue[Any] = asyncio.Queue(maxsize=2 * self.concurrency)
         producer = asyncio.create_task(self._produce(items, work))
         workers = [asyncio.create_task(self._work(work)) for _ in range(self.concurrency)]
         tasks = [producer, *workers]
@@ -122,13 +91,13 @@ class Session:
             raise
         return self.stats
 
-    async def _produce(self, items: Iterable[Item], work: asyncio.Queue[Item | None]) -> None:
+    async def _produce(self, items: Iterable[Any], work: asyncio.Queue[Any]) -> None:
         for item in items:
             await work.put(item)
         for _ in range(self.concurrency):
             await work.put(None)
 
-    async def _work(self, work: asyncio.Queue[Item | None]) -> None:
+    async def _work(self, work: asyncio.Queue[Any]) -> None:
         while (item := await work.get()) is not None:
             record = await self.ask(item)
             self.appender.put(record)
@@ -147,11 +116,11 @@ class Session:
             "items are asked again when the run resumes",
         )
 
-    async def ask(self, item: Item) -> dict[str, Any]:
+    async def ask(self, item: Any) -> dict[str, Any]:
         """One item's record: its answer, or a request_error. SessionStopped if nothing can be."""
         self.stats.asked += 1
         while True:
-            request = self.provider.build_request(item, self._options, self.mode)
+            request = self.asker.request(self.provider, item, self._options)
             try:
                 response, raw = await with_retries(
                     functools.partial(self._attempt, request),
@@ -166,8 +135,8 @@ class Session:
                 if error.param is not None and error.param in request:
                     self._drop(error.param, error.message)
                     continue
-                return error_record(item, error, gave_up.attempts)
-            return answer_record(item, raw, response)
+                return self.asker.error(item, error, gave_up.attempts)
+            return self.asker.answer(item, raw, response)
 
     def _classify(self, exc: BaseException) -> ProviderError:
         error = self.provider.classify(exc)
