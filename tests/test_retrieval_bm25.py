@@ -215,3 +215,20 @@ def test_corpus_columns_name_a_bad_line_or_a_twice_used_id(tmp_path: Path) -> No
     )
     corpus.unlink()
     assert corpus_columns(load_retrieval(root).files) == (["7", "8"], ["", ""], ["seven", "eight"])
+
+
+def test_nothing_to_retrieve(tmp_path: Path) -> None:
+    from tfce_eval.errors import DataError
+
+    root = sample_hf(tmp_path / "hf")
+    (root / "corpus" / "train.jsonl").write_text("")
+    with pytest.raises(DataError, match="the corpus has no documents"):
+        retrieve(load_retrieval(root), out_dir=tmp_path / "o", cache_dir=tmp_path / "c")
+    root = sample_hf(tmp_path / "hf2")
+    (root / "queries" / "dev.jsonl").write_text("")
+    (root / "qrels" / "dev.jsonl").write_text("")
+    with pytest.raises(DataError, match="split 'dev' has no queries"):
+        retrieve(
+            load_retrieval(root, split="dev"), out_dir=tmp_path / "o", cache_dir=tmp_path / "c"
+        )
+    assert not (tmp_path / "o").exists()

@@ -253,3 +253,16 @@ def test_empty_and_missing_parts(tmp_path: Path) -> None:
     (root / "documents" / "test.jsonl").write_text(json.dumps({"chunk_id": "a-0"}) + "\n")
     with pytest.raises(DataError, match="missing field 'source_url'"):
         load_retrieval(root)
+
+
+def test_importing_the_library_loads_no_heavy_package() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, tfce_eval.retrieval\n"
+        "heavy = {'pyarrow', 'numpy', 'ir_measures', 'pytrec_eval', 'bm25s', 'scipy', 'rich'}\n"
+        "print(sorted(heavy & set(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

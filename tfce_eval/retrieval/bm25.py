@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tfce_eval.errors import UsageError
+from tfce_eval.errors import DataError, UsageError
 from tfce_eval.retrieval.corpus import corpus_columns
 from tfce_eval.retrieval.dataset import RetrievalDataset
 from tfce_eval.retrieval.records import id_key
@@ -105,6 +105,12 @@ def retrieve(
         raise UsageError(
             "--candidates needs each query's candidate pool (top_ranked/, as in "
             "QASPER-RAG); this dataset has none"
+        )
+    if not dataset.queries:
+        raise DataError(
+            f"split {dataset.split!r} has no queries to retrieve for",
+            path=", ".join(str(p) for p in dataset.files.queries) or str(dataset.root),
+            hint="add queries to the split, or choose another with --split",
         )
     tick = progress or _noop
     started = time.perf_counter()
@@ -196,6 +202,12 @@ def _build_index(dataset: RetrievalDataset, stemmer: Any, index_dir: Path, tick:
 
     tick("read", 0, 1)
     doc_ids, titles, bodies = corpus_columns(dataset.files)
+    if not doc_ids:
+        raise DataError(
+            "the corpus has no documents",
+            path=", ".join(str(p) for p in dataset.files.corpus),
+            hint="add the documents to retrieve from",
+        )
     texts = [f"{t}\n{b}" if t else b for t, b in zip(titles, bodies, strict=True)]
     del titles, bodies
     tick("read", 1, 1)
@@ -289,7 +301,7 @@ def _search_candidates(
         ids = _query_ids(tokenizer, [dataset.queries[q] for q in batch])
         for qid, query in zip(batch, ids, strict=True):
             pool = [d for d in dataset.top_ranked.get(qid, ()) if d in position]
-            if not pool:
+            if not pool or not query:
                 ranked[qid] = []
                 continue
             scores = retriever.get_scores(query)

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tfce_eval.errors import DataError
-from tfce_eval.retrieval.ranking import Run, RunForm, order_run
+from tfce_eval.retrieval.columns import RunColumns, Where, entry_lines, origin_lines
+from tfce_eval.retrieval.ranking import Run, RunForm
 from tfce_eval.retrieval.records import Origin
 from tfce_eval.retrieval.tables import Problems, iter_rows
 
@@ -24,9 +25,6 @@ if TYPE_CHECKING:
 
 _TREC = "qid Q0 docid rank score tag"
 _TREC_COLUMNS = ["qid", "q0", "docid", "rank", "score", "tag"]
-
-#: Names entry i of a run: its file (with the row, for parquet) and its line.
-Where = Callable[[int], tuple[str, int | None]]
 
 
 def detect_run_form(path: str | Path) -> RunForm:
@@ -78,7 +76,7 @@ def read_run(path: str | Path, *, name: str | None = None, form: RunForm | None 
     if not file.is_file():
         raise DataError("no such run file", path=str(file), hint="give the path of a run file")
     kind = form or detect_run_form(file)
-    readers: dict[RunForm, Callable[[Path], _Columns]] = {
+    readers: dict[RunForm, Callable[[Path], RunColumns]] = {
         RunForm.TREC: _trec_columns,
         RunForm.ROWS: _row_columns,
         RunForm.DATASET: _row_columns,
@@ -99,7 +97,7 @@ def dataset_run(dataset: RetrievalDataset) -> Run:
             hint="give a run file instead",
         )
     parts = [_row_columns(p) for p in files]
-    merged = _Columns.merge(parts)
+    merged = RunColumns.merge(parts)
     return merged.finish(
         f"{dataset.name} retrieved_docs", ", ".join(map(str, files)), RunForm.DATASET
     )
@@ -112,108 +110,12 @@ def run_from_scores(name: str, scores: dict[str, dict[str, float]], path: str = 
     return columns.finish(name, path, RunForm.OBJECT)
 
 
-class _Columns:
-    """One entry per retrieved document, column by column, before ordering."""
-
-    def __init__(
-        self,
-        qids: list[str],
-        docids: list[str],
-        scores: list[float],
-        ranks: list[int] | None,
-        where: Where,
-        path: str,
-        arrow: tuple[Any, Any, Any, Any] | None = None,
-    ) -> None:
-        self.qids, self.docids, self.scores, self.ranks = qids, docids, scores, ranks
-        self.where, self.path, self.arrow = where, path, arrow
-        self.notes: list[str] = []
-
-    @staticmethod
-    def merge(parts: list[_Columns]) -> _Columns:
-        qids: list[str] = []
-        docids: list[str] = []
-        scores: list[float] = []
-        ranks: list[int] | None = []
-        for part in parts:
-            q, d, s, r = part.lists()
-            qids += q
-            docids += d
-            scores += s
-            ranks = None if ranks is None or r is None else ranks + r
-        offsets = [0]
-        for part in parts:
-            offsets.append(offsets[-1] + len(part))
-
-        path = ", ".join(p.path for p in parts)
-
-        def where(i: int) -> tuple[str, int | None]:
-            for k, part in enumerate(parts):
-                if i < offsets[k + 1]:
-                    return part.where(i - offsets[k])
-            return path, None
-
-        return _Columns(qids, docids, scores, ranks, where, path)
-
-    def __len__(self) -> int:
-        return len(self.arrow[2]) if self.arrow is not None else len(self.scores)
-
-    def lists(self) -> tuple[list[str], list[str], list[float], list[int] | None]:
-        if self.arrow is None:
-            return self.qids, self.docids, self.scores, self.ranks
-        q, d, s, r = self.arrow
-        return q.to_pylist(), d.to_pylist(), s.tolist(), None if r is None else r.tolist()
-
-    def finish(self, name: str, path: str, form: RunForm) -> Run:
-        import numpy as np
-        import pyarrow as pa
-
-        if len(self) == 0:
-            raise DataError(
-                "the run lists no documents", path=self.path, hint="write one entry per document"
-            )
-        if self.arrow is not None:
-            q, d, s, r = self.arrow
-        else:
-            q, d = pa.array(self.qids, pa.string()), pa.array(self.docids, pa.string())
-            s = np.asarray(self.scores, dtype=np.float64)
-            r = None if self.ranks is None else np.asarray(self.ranks, dtype=np.int64)
-        rankings, tied, contradicted = order_run(q, d, s, r, where=self.where)
-        return Run(name, path, form, rankings, len(self), tied, contradicted, tuple(self.notes))
-
-
-def _entry_lines(path: Path) -> Where:
-    """`where` for files with one entry per non-blank line: rescans only when asked."""
-
-    def where(i: int) -> tuple[str, int | None]:
-        seen = -1
-        with path.open("rb") as fh:
-            for number, raw in enumerate(fh, 1):
-                if raw.strip():
-                    seen += 1
-                    if seen == i:
-                        return str(path), number
-        return str(path), None
-
-    return where
-
-
-def _origins(origins: list[Origin]) -> Where:
-    def where(i: int) -> tuple[str, int | None]:
-        origin = origins[i]
-        if origin.is_row:
-            return origin.where(), None
-        return origin.path, origin.line
-
-    return where
-
-
-def _trec_columns(path: Path) -> _Columns:
+def _trec_columns(path: Path) -> RunColumns:
     fast = _trec_arrow(path)
     return fast if fast is not None else _trec_python(path)
 
 
-def _trec_arrow(path: Path) -> _Columns | None:
+def _trec_arrow(path: Path) -> RunColumns | None:
     """pyarrow's CSV reader on single-space (or tab) separated runs; None to fall back."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
@@ -249,10 +151,10 @@ def _trec_arrow(path: Path) -> _Columns | None:
     scores = table["score"].to_numpy()
     ranks = table["rank"].to_numpy()
     arrow = (table["qid"], table["docid"], scores, ranks)
-    return _Columns([], [], [], None, _entry_lines(path), str(path), arrow)
+    return RunColumns([], [], [], None, entry_lines(path), str(path), arrow)
 
 
-def _trec_python(path: Path) -> _Columns:
+def _trec_python(path: Path) -> RunColumns:
     """Any whitespace between the columns; DataError naming a malformed line."""
     name = str(path)
     qids: list[str] = []
@@ -280,7 +182,7 @@ def _trec_python(path: Path) -> _Columns:
             docids.append(parts[2])
             rank_text.append(parts[3])
             score_text.append(parts[4])
-    where = _entry_lines(path)
+    where = entry_lines(path)
     scores: list[float] = []
     for i, text in enumerate(score_text):
         try:
@@ -292,7 +194,7 @@ def _trec_python(path: Path) -> _Columns:
                 line=where(i)[1],
                 hint=f"the fifth column is the score: {_TREC}",
             ) from None
-    columns = _Columns(qids, docids, scores, None, where, name)
+    columns = RunColumns(qids, docids, scores, None, where, name)
     try:
         columns.ranks = [int(t) for t in rank_text]
     except ValueError:
@@ -302,7 +204,7 @@ def _trec_python(path: Path) -> _Columns:
     return columns
 
 
-def _row_columns(path: Path) -> _Columns:
+def _row_columns(path: Path) -> RunColumns:
     """retrieved_docs rows {query_id, corpus_id, rank, retrieval_score} (JSONL, parquet)."""
     problems = Problems()
     qids: list[str] = []
@@ -330,7 +232,7 @@ def _row_columns(path: Path) -> _Columns:
                 ranks = None
         problems.raise_first()
     problems.raise_first()
-    return _Columns(qids, docids, scores, ranks, _origins(origins), str(path))
+    return RunColumns(qids, docids, scores, ranks, origin_lines(origins), str(path))
 
 
 def _rows(path: Path, problems: Problems) -> Iterator[tuple[Origin, dict[str, Any]]]:
@@ -341,7 +243,7 @@ def _rows(path: Path, problems: Problems) -> Iterator[tuple[Origin, dict[str, An
     problems.raise_first()
 
 
-def _ranked_columns(path: Path) -> _Columns:
+def _ranked_columns(path: Path) -> RunColumns:
     """Ranked lists {"qid": ..., "docids": [...]}: score = n - rank, rank from 1."""
     problems = Problems()
     qids: list[str] = []
@@ -367,10 +269,10 @@ def _ranked_columns(path: Path) -> _Columns:
             docids.append(str(docid))
             scores.append(float(n - rank))
             origins.append(origin)
-    return _Columns(qids, docids, scores, None, _origins(origins), str(path))
+    return RunColumns(qids, docids, scores, None, origin_lines(origins), str(path))
 
 
-def _object_columns(path: Path) -> _Columns:
+def _object_columns(path: Path) -> RunColumns:
     """One JSON object {qid: {docid: score}}."""
     try:
         with path.open("rb") as fh:
@@ -388,7 +290,7 @@ def _object_columns(path: Path) -> _Columns:
     return _mapping_columns(data, str(path), lambda i: (str(path), None))
 
 
-def _mapping_columns(data: dict[str, Any], path: str, where: Where) -> _Columns:
+def _mapping_columns(data: dict[str, Any], path: str, where: Where) -> RunColumns:
     qids: list[str] = []
     docids: list[str] = []
     scores: list[float] = []
@@ -409,4 +311,4 @@ def _mapping_columns(data: dict[str, Any], path: str, where: Where) -> _Columns:
             qids.append(str(qid))
             docids.append(str(docid))
             scores.append(float(score))
-    return _Columns(qids, docids, scores, None, where, path)
+    return RunColumns(qids, docids, scores, None, where, path)
