@@ -253,13 +253,43 @@ def test_results_within_the_tolerance_are_equal(executor: Executor) -> None:
     assert (close.valid, far.valid) == (True, False)
 
 
-def test_a_ground_truth_call_that_raises_is_a_dataset_problem(executor: Executor) -> None:
+def test_a_ground_truth_call_that_raises_is_a_dataset_problem_not_judged(
+    executor: Executor,
+) -> None:
     item = make_item(expect("boom", message="gt"), category=Category.SIMPLE)
-    verdict = executor.check_item(item, [Call("boom", {"message": "gt"})], [(0, 0)])
-    assert verdict.valid is False
-    assert verdict.error_type is ErrorCode.EXEC_ERROR
-    assert verdict.error is not None and verdict.error.startswith("the ground truth call raised")
-    assert "ValueError: gt" in verdict.error
+    for calls in ([Call("boom", {"message": "gt"})], [Call("boom", {"message": "x"})], []):
+        verdict = executor.check_item(item, calls, [(0, 0)] if calls else None)
+        # Not the model's error: neither valid nor failed, and the reason is kept.
+        assert (verdict.valid, verdict.error_type, verdict.error) == (None, None, None)
+        assert verdict.skipped == (
+            'the ground truth call raised (a dataset problem): expected call 1 boom(message="gt")'
+            " raised ValueError: gt"
+        )
+        assert verdict.details["expected"][0]["error"] == "raised ValueError: gt"
+    assert executor.ground_truth_failure(item) == verdict.skipped
+
+
+def test_a_ground_truth_call_that_times_out_is_not_judged(executor: Executor) -> None:
+    item = make_item(expect("add", a=1), expect("forever"))
+    verdict = executor.check_item(item, [Call("add", {"a": 1}), Call("forever", {})], None)
+    assert verdict.valid is None and verdict.error_type is None
+    assert verdict.skipped == (
+        "the ground truth call failed (a dataset problem): expected call 2 forever() "
+        f"timed out after {TIMEOUT_S:g} s"
+    )
+
+
+def test_ground_truth_failure_runs_only_what_the_item_expects(executor: Executor) -> None:
+    fine = make_item(expect("add", a=1), expect("units.double", x=2))
+    assert executor.ground_truth_failure(fine) is None
+    # Not exec-checked at all: nothing to say about its ground truth.
+    assert executor.ground_truth_failure(make_item(expect("nonexistent", a=1))) is None
+    assert executor.ground_truth_failure(make_item(category=Category.IRRELEVANCE)) is None
+    two = make_item(expect("add", a=1), expect("boom", message="second"))
+    failure = executor.ground_truth_failure(two)
+    assert failure is not None and failure.endswith(
+        'expected call 2 boom(message="second") raised ValueError: second'
+    )
 
 
 def test_a_model_call_to_a_function_no_expected_call_names_is_never_run(

@@ -21,7 +21,7 @@ from tfce_eval.cli import main
 from tfce_eval.dataset.load import load_dataset
 from tfce_eval.errors import DataError, HarnessError
 from tfce_eval.scoring.options import CheckMode, ScoreOptions
-from tfce_eval.scoring.rundir import index_outputs
+from tfce_eval.scoring.rundir import index_outputs, read_scores
 from tfce_eval.scoring.score import score_outputs
 from tfce_eval.scoring.writing import dumps, dumps_strict
 
@@ -123,6 +123,81 @@ def test_a_harness_error_from_the_library_names_the_item(
     first = load_dataset().ids()[0]
     assert str(caught.value).startswith(f"item {first}: scoring it failed inside tfce-eval")
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def broken_ground_truth(root: Path) -> Path:
+    """A dataset whose second function raises for its ground truth's value (x=0), with an
+    outputs file: s_0 right, s_1 the (broken) ground truth, s_2 undecodable, s_3 a value
+    the ground truth does not allow."""
+    params = {"type": "dict", "properties": {"x": {"type": "integer"}}, "required": ["x"]}
+    docs = {n: {"name": n, "description": "", "parameters": params} for n in ("twice", "inv")}
+    truth = {"s_0": ("twice", 3), "s_1": ("inv", 0), "s_2": ("inv", 0), "s_3": ("inv", 0)}
+    _write_jsonl(
+        root / "questions" / "simple.jsonl",
+        [{"id": i, "question": "q", "function": [docs[n]]} for i, (n, _) in truth.items()],
+    )
+    _write_jsonl(
+        root / "answers" / "simple.jsonl",
+        [{"id": i, "ground_truth": {n: {"x": x}}} for i, (n, x) in truth.items()],
+    )
+    (root / "functions").mkdir()
+    (root / "functions" / "__init__.py").write_text(
+        "def twice(x):\n    return 2 * x\n\n\ndef inv(x):\n    return 1 / x\n",
+        encoding="utf-8",
+    )
+    outputs = root / "outputs.jsonl"
+    _write_jsonl(
+        outputs,
+        [
+            {"id": "s_0", "calls": [{"name": "twice", "arguments": {"x": 3}}]},
+            {"id": "s_1", "calls": [{"name": "inv", "arguments": {"x": 0}}]},
+            {"id": "s_2", "content": "inv(x="},
+            {"id": "s_3", "calls": [{"name": "inv", "arguments": {"x": 4}}]},
+        ],
+    )
+    return outputs
+
+
+@pytest.mark.parametrize("check", [CheckMode.BOTH, CheckMode.EXEC])
+def test_a_ground_truth_that_raises_is_a_dataset_problem_never_the_models(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, check: CheckMode
+) -> None:
+    monkeypatch.setattr(scoring, "KEEP_DETAILS", 0)  # the counts survive slim records
+    outputs = broken_ground_truth(tmp_path / "data")
+    dataset = load_dataset(tmp_path / "data")
+    result = score_outputs(outputs, dataset, ScoreOptions(check=check), tmp_path / "out")
+    verdicts = {r.id: (r.valid, r.error_type, r.exec_valid) for r in result.records}
+    assert verdicts == {
+        "s_0": (True, None, True),
+        "s_1": (True, None, None),  # the AST check passed; the exec check was not judged
+        "s_2": (False, "parse_error", None),
+        "s_3": (False, "value_error", None),
+    }
+    written = {r.id: r for r in read_scores(tmp_path / "out" / "scores.jsonl")}
+    reason = (
+        "the ground truth call raised (a dataset problem): expected call 1 inv(x=0) raised "
+        "ZeroDivisionError: division by zero"
+    )
+    for item_id in ("s_1", "s_2", "s_3"):
+        exec_details = written[item_id].details["exec"]
+        assert (exec_details["valid"], exec_details["skipped"]) == (None, reason)
+    assert written["s_1"].details["exec"]["expected"] == [
+        {"call": "inv(x=0)", "error": "raised ZeroDivisionError: division by zero"}
+    ]
+    block = result.summary["simple"]["exec"]
+    assert (block["covered"], block["correct"], block["items"]) == (1, 1, 4)
+    assert (block["errors"], block["dataset_problems"]) == ({}, 3)
+    assert result.summary["overall"]["exec"]["dataset_problems"] == 3
+    assert result.summary["simple"]["model_errors"] == 2
+    assert [w for w in result.warnings if "ground-truth" in w] == [
+        "3 items were not exec-checked: a ground-truth call fails (a dataset problem, not "
+        "the model's; first: s_1, s_2, s_3); `tfce-eval validate` lists them"
+    ]
 
 
 # -- odd outputs files -------------------------------------------------------------------

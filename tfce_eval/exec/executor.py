@@ -6,7 +6,8 @@ processes (`tfce_eval.exec.pool`), each importing the directory as a private pac
 (`tfce_eval.exec.worker`) in the sandbox of `tfce_eval.exec.sandbox`, and sends them only
 the decoded literal arguments. A call that raises, runs out of time or memory, or kills its
 worker is an outcome, never an exception; the last is marked `harness_failure`, which the
-judge turns into a HarnessError rather than the model's error.
+judge turns into a HarnessError rather than the model's error. An item whose ground truth
+fails is not judged (a dataset problem): `ExecVerdict.skipped` says why.
 
 An item is exec-valid when the model made as many calls as expected and each model call can
 be paired with an expected call of the same function whose result equals its own (SPEC 5.4's
@@ -25,7 +26,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from tfce_eval.errors import DataError
-from tfce_eval.exec.judge import judge_item
+from tfce_eval.exec.judge import ground_truth_failure, judge_item
 from tfce_eval.exec.names import check_name
 from tfce_eval.exec.records import ExecOptions, ExecOutcome, ExecVerdict
 from tfce_eval.model import Call, Item
@@ -183,3 +184,8 @@ class Executor:
         found a perfect matching, else None.
         """
         return judge_item(self, item, calls, matching)
+
+    def ground_truth_failure(self, item: Item) -> str | None:
+        """Why `item` cannot be exec-judged whatever the answer (a ground-truth call fails, a
+        dataset problem), None when it can; for answers with no call to run."""
+        return ground_truth_failure(self, item)

@@ -19,7 +19,9 @@ the floating-point noise of a zero (`sin(pi)` is 1.2e-16). Integers of any size 
 exactly, never through a float that would overflow.
 
 A worker that died while running a call is a harness failure: the judge raises HarnessError
-naming the item instead of counting it against the model.
+naming the item instead of counting it against the model. An expected call that fails (its
+first acceptable values raise or time out) is a dataset problem, not the model's either: the
+item is not judged (`ExecVerdict.skipped` says why), whatever the answer.
 """
 
 from __future__ import annotations
@@ -193,6 +195,34 @@ def _stop_on_harness_failure(
             )
 
 
+def _ground_truth_failure(texts: Sequence[str], firsts: Sequence[ExecOutcome]) -> str | None:
+    """Why the expected calls cannot be judged against: the first one that fails, if any."""
+    for j, (text, first) in enumerate(zip(texts, firsts, strict=True)):
+        if not first.ok:
+            error = first.error or "failed"
+            verb = "raised" if error.startswith("raised") else "failed"
+            return (
+                f"the ground truth call {verb} (a dataset problem): expected call {j + 1} "
+                f"{text} {error}"
+            )
+    return None
+
+
+def ground_truth_failure(executor: CallRunner, item: Item) -> str | None:
+    """Why `item` cannot be exec-judged whatever the answer, None when it can.
+
+    Runs each expected call's first acceptable values (what `judge_item` and `validate` run
+    first), for answers that have no call to compare: the items the exec check covers must
+    not depend on what the model answered. None too when the item is not exec-checked.
+    """
+    if not item.expected or not all(executor.implemented(e.name) for e in item.expected):
+        return None
+    batch = [Call(e.name, expected_variants(e, item.function(e.name))[0]) for e in item.expected]
+    outcomes = executor.run(batch)
+    _stop_on_harness_failure(item, batch, outcomes)
+    return _ground_truth_failure([render_call(c.name, c.arguments) for c in batch], outcomes)
+
+
 def _perfect(pairs: Sequence[tuple[int, int]], n: int) -> bool:
     return (
         len(pairs) == n
@@ -242,18 +272,9 @@ def judge_item(
     if same_count:
         details["received"] = [_record(t, o) for t, o in zip(got_text, got, strict=True)]
 
-    for j, tries in enumerate(exp_outcomes):
-        first = tries[0]
-        if not first.ok:
-            error = first.error or "failed"
-            verb = "raised" if error.startswith("raised") else "failed"
-            return ExecVerdict(
-                False,
-                ErrorCode.EXEC_ERROR,
-                f"the ground truth call {verb} (a dataset problem): expected call {j + 1} "
-                f"{exp_text[j]} {error}",
-                details,
-            )
+    failure = _ground_truth_failure(exp_text, [tries[0] for tries in exp_outcomes])
+    if failure is not None:
+        return ExecVerdict(None, None, None, details, skipped=failure)
     if not same_count:
         made = f"{len(calls)} calls made" if calls else "no call made"
         return ExecVerdict(

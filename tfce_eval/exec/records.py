@@ -53,12 +53,17 @@ class ExecOutcome:
 
 @dataclass(frozen=True, slots=True)
 class ExecVerdict:
-    """The exec check of one item; `valid` is None when it could not be exec-checked."""
+    """The exec check of one item; `valid` is None when it could not be exec-checked.
+
+    `skipped`: why the check applied but was not judged, when a ground-truth call fails (a
+    dataset problem, never the model's error); `valid` is then None too.
+    """
 
     valid: bool | None
     error_type: ErrorCode | None = None  # EXEC_ERROR or EXEC_MISMATCH when valid is False
     error: str | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
+    skipped: str | None = None
 
 
 def default_functions_dir(data_dir: Path | None) -> Path | None:

@@ -44,7 +44,7 @@ from tfce_eval.scoring.rundir import (
     RunDir,
     index_outputs,
 )
-from tfce_eval.scoring.summary import UsageStats, summarize
+from tfce_eval.scoring.summary import UsageStats, exec_skipped, summarize
 from tfce_eval.scoring.writing import StagedLines, Staging, dumps_strict
 
 if TYPE_CHECKING:
@@ -134,6 +134,10 @@ def _combine(
     if decoded is not None and not ast.valid:
         details = {**answer_and_truth(item, decoded), **details}
     exec_valid = None if exec_verdict is None else exec_verdict.valid
+    if exec_verdict is not None and exec_verdict.skipped is not None:
+        # Not judged (a ground-truth call fails): the item keeps its AST verdict.
+        skipped = {"valid": None, "skipped": exec_verdict.skipped}
+        details["exec"] = {**skipped, **dict(exec_verdict.details)}
     if exec_verdict is not None and exec_verdict.valid is not None:
         details["exec"] = {
             "valid": exec_verdict.valid,
@@ -164,6 +168,11 @@ def _exec_check(
     if ast.error_type in (ErrorCode.PARSE_ERROR, ErrorCode.NO_CALL, ErrorCode.REQUEST_ERROR):
         if ast.error_type is ErrorCode.REQUEST_ERROR:
             return None
+        # Nothing to run, but an item whose ground truth fails is not judged, whatever
+        # the answer: which items the exec figures cover never depends on the model.
+        skipped = executor.ground_truth_failure(item)
+        if skipped is not None:
+            return ExecVerdict(None, skipped=skipped)
         return ExecVerdict(False, ast.error_type, ast.error, {})
     matching = None
     if ast.valid:
@@ -217,8 +226,11 @@ _NO_DETAILS: Mapping[str, Any] = MappingProxyType({})
 
 
 def _slim(details: Mapping[str, Any]) -> Mapping[str, Any]:
-    """What the summary reads of the details: the exec error code, if any."""
+    """What the summary reads of the details: the exec error code or why it was skipped."""
     exec_details = details.get("exec")
+    if isinstance(exec_details, Mapping) and exec_details.get("skipped"):
+        skipped = {"valid": None, "skipped": exec_details["skipped"]}
+        return MappingProxyType({"exec": MappingProxyType(skipped)})
     if isinstance(exec_details, Mapping) and not exec_details.get("valid"):
         return _exec_only(exec_details.get("error_type"))
     return _NO_DETAILS
@@ -388,6 +400,13 @@ def score_outputs(
             extra.update(extra_summary)
         cats_in_selection = {dataset.category_of(i) for i in selected}
         summary = summarize(records, dataset_categories=cats_in_selection, usage=usage, extra=extra)
+        not_judged = [r.id for r in records if exec_skipped(r)]
+        if not_judged:
+            warnings.append(
+                f"{len(not_judged)} items were not exec-checked: a ground-truth call fails "
+                f"(a dataset problem, not the model's; first: {_first_ids(not_judged)}); "
+                "`tfce-eval validate` lists them"
+            )
         stage.text(SUMMARY, dumps_strict(summary, indent=2) + "\n")
         stage.commit(stale=(REPORT_MD, REPORT_HTML))
     return ScoreResult(tuple(records), summary, tuple(warnings), run_dir)

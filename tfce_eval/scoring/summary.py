@@ -6,7 +6,8 @@ report without a second model of it. Shape:
     {
       "simple": {"total", "correct", "accuracy", "ci95": [lo, hi], "errors": {code: n},
                  "model_errors", "request_errors",
-                 "exec": {"covered", "correct", "accuracy", "ci95", "errors": {code: n}}},
+                 "exec": {"covered", "correct", "accuracy", "ci95", "items",
+                          "errors": {code: n}, "dataset_problems"}},
       "multiple": ..., "parallel": null,        # null: category in the dataset but not run (N/A)
       "overall": {"micro": {"total", "correct", "accuracy", "ci95"},
                   "macro": {"accuracy", "categories": k},
@@ -26,7 +27,14 @@ from typing import Any
 from tfce_eval.model import CATEGORY_ORDER, Category, ErrorCode, ScoreRecord
 from tfce_eval.stats import wilson_interval
 
-__all__ = ["UsageStats", "category_block", "percentile", "summarize", "wilson_interval"]
+__all__ = [
+    "UsageStats",
+    "category_block",
+    "exec_skipped",
+    "percentile",
+    "summarize",
+    "wilson_interval",
+]
 
 _EXEC_CODES = (ErrorCode.EXEC_ERROR, ErrorCode.EXEC_MISMATCH)
 
@@ -98,6 +106,13 @@ def percentile(sorted_values: Sequence[float], q: float) -> float:
     return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
 
 
+def exec_skipped(record: ScoreRecord) -> bool:
+    """True when the exec check applied to the item but was not judged: a ground-truth call
+    fails (a dataset problem). Such items are left out of the exec figures."""
+    exec_details = record.details.get("exec")
+    return isinstance(exec_details, Mapping) and bool(exec_details.get("skipped"))
+
+
 def _exec_block(records: Sequence[ScoreRecord]) -> dict[str, Any]:
     covered = [r for r in records if r.exec_valid is not None]
     correct = sum(1 for r in covered if r.exec_valid)
@@ -110,6 +125,7 @@ def _exec_block(records: Sequence[ScoreRecord]) -> dict[str, Any]:
     block["covered"] = block.pop("total")
     block["items"] = len(records)
     block["errors"] = dict(sorted(errors.items()))
+    block["dataset_problems"] = sum(1 for r in records if exec_skipped(r))
     return block
 
 
