@@ -90,6 +90,36 @@ class FakeConfig:
     slow_s: float = 3.0
     trickle_s: float = 0.2
     redirect_to: str | None = None  # root URL the "redirect" fault points at
+    #: Question answering: (question, answer type, reference label/true/false/text) read
+    #: from a split file by `qa_items`; ids in `qa_wrong` are answered wrongly on purpose.
+    qa: tuple[QaTruth, ...] = ()
+    qa_wrong: frozenset[str] = frozenset()
+    judge_grade: str = "C"  # what the server answers a judge prompt
+
+
+@dataclass(frozen=True)
+class QaTruth:
+    id: str
+    question: str
+    answer_type: str
+    reference: str  # mc: the label; tf: "true"/"false"; open: the text
+    labels: tuple[str, ...] = ()
+
+
+def qa_items(split_file: Path) -> tuple[QaTruth, ...]:
+    """A Telco-Retrieve split's questions and references, read here without the package's
+    loader (the oracle shares no code with what it tests)."""
+    data = json.loads(split_file.read_text(encoding="utf-8"))
+    out = []
+    for q in data["questions"]:
+        ref = q["reference_answer"]
+        options = q.get("options") or {}
+        if q["answer_type"] == "mc" and ref not in options:
+            ref = next(label for label, text in options.items() if text == ref)
+        if q["answer_type"] == "tf":
+            ref = str(ref).lower()
+        out.append(QaTruth(q["question_id"], q["question"], q["answer_type"], ref, tuple(options)))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -417,6 +447,9 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             else:
                 self._send(404, {"error": {"message": f"no route {self.path}"}})
                 return
+            if server.config.qa:
+                self._qa(api, body)
+                return
             item = server.find_item(body, api)
             n, fault = server._next(item.id if item else None)
             fault = fault or _standing_fault(server.config.always, body)
@@ -461,6 +494,45 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                 self._trickle(json.dumps(answer).encode())
                 return
             self._send(200, answer)
+
+        def _qa(self, api: str, body: dict[str, Any]) -> None:
+            """A question-answering request: the forced `answer` tool, or ANSWER: text; a
+            judge prompt is answered with the configured grade."""
+            cfg = server.config
+            users = [m for m in body.get("messages") or [] if m.get("role") == "user"]
+            text = _text(users[-1].get("content")) if users else ""
+            judge = text.startswith("You are grading an answer")
+            found = [t for t in cfg.qa if t.question.strip() in text] if not judge else []
+            truth = max(found, key=lambda t: len(t.question)) if found else None
+            n, fault = server._next(truth.id if truth else None)
+            server.record(
+                Logged(
+                    n,
+                    self.path,
+                    truth.id if truth else None,
+                    "judge" if judge else fault,
+                    body,
+                    {k.lower(): v for k, v in self.headers.items()},
+                    time.monotonic(),
+                )
+            )
+            if cfg.latency_s:
+                time.sleep(cfg.latency_s)
+            if self._error(api, fault):
+                return
+            if judge:
+                self._send(200, _qa_message(api, body, f"GRADE: {cfg.judge_grade}", None))
+                return
+            if truth is None:
+                self._send(400, _error_body(api, "invalid_request_error", "unknown question"))
+                return
+            answer = truth.reference
+            if truth.id in cfg.qa_wrong:
+                answer = next((x for x in (*truth.labels, "false", "true") if x != answer), "no")
+            if body.get("tools"):
+                self._send(200, _qa_message(api, body, None, answer))
+            else:
+                self._send(200, _qa_message(api, body, f"Reasoning first.\nANSWER: {answer}", None))
 
         def _key(self) -> str:
             bearer = self.headers.get("Authorization") or ""
@@ -678,6 +750,58 @@ def _answer(api: str, body: Mapping[str, Any], item: Item, fault: str | None) ->
     }
 
 
+def _qa_message(
+    api: str, body: Mapping[str, Any], text: str | None, tool_answer: str | None
+) -> dict[str, Any]:
+    """A chat answer: plain text, or one call of the first offered tool with `answer`."""
+    if api == "anthropic":
+        block: dict[str, Any]
+        if tool_answer is not None:
+            name = body["tools"][0]["name"]
+            block = {
+                "type": "tool_use",
+                "id": "toolu_0",
+                "name": name,
+                "input": {"answer": tool_answer},
+            }
+        else:
+            block = {"type": "text", "text": text or ""}
+        return {
+            "id": "msg_fake",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model"),
+            "content": [block],
+            "stop_reason": "tool_use" if tool_answer is not None else "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 5},
+        }
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if tool_answer is not None:
+        name = body["tools"][0]["function"]["name"]
+        message["tool_calls"] = [
+            {
+                "id": "call_0",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps({"answer": tool_answer})},
+            }
+        ]
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model"),
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if tool_answer is not None else "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+
+
 def _with_text(api: str, answer: dict[str, Any], text: str) -> dict[str, Any]:
     """The answer with `text` added to its content (a text block for the Anthropic API)."""
     if api == "anthropic":
@@ -694,8 +818,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency", type=float, default=0.0, help="seconds per answer")
     parser.add_argument("--data", type=Path, default=None, help="dataset (default: built-in)")
     parser.add_argument("--api-key", default=None, help="require this key")
+    parser.add_argument("--qa", type=Path, default=None, help="answer a Telco-Retrieve split")
     args = parser.parse_args(argv)
-    config = FakeConfig(load_dataset(args.data), latency_s=args.latency, api_key=args.api_key)
+    config = FakeConfig(
+        load_dataset(None if args.qa else args.data),
+        latency_s=args.latency,
+        api_key=args.api_key,
+        qa=qa_items(args.qa) if args.qa else (),
+    )
     server = FakeServer(config, port=args.port)
     print(f"listening on {server.root_url}", flush=True)
     with contextlib.suppress(KeyboardInterrupt):

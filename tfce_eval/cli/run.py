@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -24,23 +24,22 @@ from tfce_eval.cli.options import (
     category_option,
     check_options,
     data_options,
+    judge_options,
     parse_categories,
     policy_options,
+    split_options,
     timeout_option,
 )
-from tfce_eval.cli.render import print_warnings, stdout_console
-from tfce_eval.dataset.load import Dataset
 from tfce_eval.errors import RunInterrupted, UsageError
 from tfce_eval.model import AnswerStyle
-from tfce_eval.providers import Mode, RequestOptions, ToolChoice
-from tfce_eval.report import FailureSource, RunView, load_run, render_table, write_run_reports
-from tfce_eval.run.progress import make_progress
+from tfce_eval.providers.base import Mode, RequestOptions, ToolChoice
 from tfce_eval.run.retry import RetryPolicy
-from tfce_eval.run.runner import RunConfig, RunResult, run_eval
-from tfce_eval.run.runner import dump_request as request_for
 from tfce_eval.scoring.options import CheckMode
-from tfce_eval.scoring.score import ScoreResult
-from tfce_eval.tasks import TaskKind, resolve_data
+
+if TYPE_CHECKING:
+    from tfce_eval.dataset.load import Dataset
+    from tfce_eval.run.config import RunResult
+    from tfce_eval.scoring.score import ScoreResult
 
 
 class _Temperature(click.ParamType[float | None]):
@@ -62,14 +61,19 @@ class _Temperature(click.ParamType[float | None]):
         return number
 
 
-def _fc_data(data: str | None) -> Path | None:
-    """`--data` (a directory or builtin:NAME) as the function-calling dataset's directory."""
+def _task_data(data: Path | str | None) -> tuple[str, Path | None]:
+    """`--data` (a directory or builtin:NAME) as (task, directory); runs ask fc and qa."""
+    from tfce_eval.tasks import TaskKind, resolve_data
+
     ref = resolve_data(data)
-    if ref.task is not TaskKind.FC:
-        raise UsageError(
-            f"--data {data}: a {ref.task} dataset; `run` asks function-calling datasets"
-        )
-    return ref.path
+    if ref.task is TaskKind.RETRIEVAL:
+        from tfce_eval.retrieval import detect_layout
+
+        if ref.path is not None and detect_layout(ref.path) is not None:
+            # QASPER-RAG is a retrieval dataset that also has answers: ask its questions.
+            return "qa", ref.path
+        raise UsageError(f"--data {data}: a retrieval dataset; rank it with `tfce-eval retrieve`")
+    return str(ref.task), ref.path
 
 
 @contextmanager
@@ -131,6 +135,21 @@ def _resume_command() -> str | None:
 )
 @category_option
 @data_options
+@split_options
+@click.option(
+    "--context",
+    default="none",
+    show_default=True,
+    metavar="none|gold|bm25|run:FILE",
+    help="qa: what the model sees besides the question: nothing (closed-book), the gold "
+    "passage, the top --k chunks of BM25 over --corpus, or of a retrieval run file.",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="qa --context bm25: where indexes are kept. Default: ~/.cache/tfce-eval/bm25.",
+)
+@judge_options
 @click.option(
     "--out",
     type=click.Path(path_type=Path, file_okay=False),
@@ -244,6 +263,15 @@ def run_command(
     force: bool,
     dump_request: str | None,
     as_json: bool,
+    split: str | None,
+    corpus: str | None,
+    qrels: Path | None,
+    context: str,
+    cache_dir: Path | None,
+    judge: str | None,
+    judge_base_url: str | None,
+    allow_self_judge: bool,
+    k: int,
 ) -> None:
     """Evaluate a model: ask every selected item, save each answer, score, report.
 
@@ -255,10 +283,27 @@ def run_command(
     again resumes: finished items are kept, failed requests are asked again. Stopped with
     Ctrl-C (exit 130) or SIGTERM (exit 143), a run saves what it has and says how to resume.
     """
+    from tfce_eval.run.config import RunConfig
+    from tfce_eval.run.progress import make_progress
+    from tfce_eval.run.runner import dump_request as request_for
+    from tfce_eval.run.runner import run_eval
+
+    task, data_dir = _task_data(data)
+    if task == "fc" and (context != "none" or judge):
+        raise UsageError("--context and --judge are for question-answering datasets")
     config = RunConfig(
         model=model,
         mode=Mode(mode),
-        data=_fc_data(data),
+        data=data_dir,
+        task=task,
+        split=split,
+        context=context,
+        k=k,
+        corpus=Path(corpus) if corpus else None,
+        cache_dir=cache_dir,
+        judge=judge,
+        judge_base_url=judge_base_url,
+        allow_self_judge=allow_self_judge,
         questions=questions,
         answers=answers,
         answer_style=AnswerStyle(answer_style) if answer_style else None,
@@ -298,23 +343,50 @@ def run_command(
             if terminated:
                 stopped.exit_code = 128 + signal.SIGTERM  # 143, as for any SIGTERM
             raise
+    from tfce_eval.cli.render import print_warnings
+
     print_warnings(result.score.warnings)
     if as_json:
         click.echo(json.dumps(result.score.summary, ensure_ascii=False, indent=2))
+        return
+    if task == "qa":
+        _print_qa_result(result)
         return
     _print_result(result)
 
 
 def _write_reports(score: ScoreResult, dataset: Dataset, run_info: Mapping[str, Any]) -> None:
     """report.md and report.html beside a run's scores (see run_eval's write_reports)."""
+    from tfce_eval.report import FailureSource, RunView, write_run_reports
+
     path = score.run_dir.path
     name = str(run_info.get("run_name") or path.resolve().name)
     view = RunView(name, path, score.summary, score.records, dict(run_info))
     write_run_reports(path, view, failure_source=FailureSource(dataset=dataset))
 
 
+def _print_qa_result(result: RunResult) -> None:
+    """A QA run's tables, its reports written beside its scores, and what was done."""
+    from tfce_eval.cli.render import print_document
+    from tfce_eval.qa.report import qa_document
+    from tfce_eval.qa.runs import load_qa_run
+    from tfce_eval.report.document import write_document_reports
+
+    document = qa_document([load_qa_run(result.run_dir)])
+    write_document_reports(result.run_dir, document)
+    print_document(document)
+    _print_counts(result)
+
+
 def _print_result(result: RunResult) -> None:
+    from tfce_eval.cli.render import stdout_console
+    from tfce_eval.report import load_run, render_table
+
     stdout_console().print(render_table([load_run(result.run_dir)]))
+    _print_counts(result)
+
+
+def _print_counts(result: RunResult) -> None:
     for note in result.notes:
         click.echo(f"note: {note}")
     line = f"{result.selected} items"

@@ -8,20 +8,18 @@ run.json. A run stopped at any moment keeps every finished item; the same call r
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from tfce_eval.dataset.load import Dataset, load_dataset
 from tfce_eval.errors import RunError, RunInterrupted, UsageError
-from tfce_eval.model import CATEGORY_ORDER, AnswerStyle, Category, ErrorCode, Policy
-from tfce_eval.providers import Mode, Provider, RequestOptions, default_run_name, make_provider
+from tfce_eval.model import CATEGORY_ORDER, Category, ErrorCode
+from tfce_eval.providers import Provider, default_run_name, make_provider
 from tfce_eval.providers.registry import parse_model
-from tfce_eval.run.appender import AppendFailed, OutputsAppender
-from tfce_eval.run.asking import Asker, FcAsker
-from tfce_eval.run.directory import checked_run_name, finished_ids, prepare_run_dir, save_run_json
+from tfce_eval.run.asking import FcAsker
+from tfce_eval.run.config import RunConfig, RunResult
+from tfce_eval.run.directory import checked_run_name, finished_ids, prepare_run_dir
 from tfce_eval.run.lock import RunLock
 from tfce_eval.run.metadata import (
     RunIdentity,
@@ -31,50 +29,12 @@ from tfce_eval.run.metadata import (
     selection_digest,
 )
 from tfce_eval.run.progress import NullProgress, ProgressSink
-from tfce_eval.run.retry import RetryPolicy
-from tfce_eval.run.session import Session, SessionStats, SessionStopped
-from tfce_eval.scoring.options import CheckMode, ScoreOptions
+from tfce_eval.run.qa_run import dump_qa_request, run_qa_locked
+from tfce_eval.run.sending import ask_items, interrupted, request_notes, run_notes
+from tfce_eval.run.session import SessionStats
+from tfce_eval.scoring.options import ScoreOptions
 from tfce_eval.scoring.rundir import RunDir, write_json
 from tfce_eval.scoring.score import ScoreResult, score_outputs
-
-
-@dataclass(frozen=True)
-class RunConfig:
-    """Everything a run needs; built by the command line from its options."""
-
-    model: str  # provider/name
-    mode: Mode = Mode.FC
-    data: Path | None = None
-    questions: tuple[Path, ...] = ()
-    answers: tuple[Path, ...] = ()
-    answer_style: AnswerStyle | None = None
-    categories: frozenset[Category] | None = None  # None: all
-    ids: tuple[str, ...] = ()
-    limit: int | None = None  # at most this many items per category
-    out: Path = Path("results")
-    run_name: str | None = None
-    base_url: str | None = None
-    request: RequestOptions = field(default_factory=RequestOptions)
-    concurrency: int = 8
-    timeout_s: float = 60.0
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
-    policy: Policy = field(default_factory=Policy)
-    check: CheckMode = CheckMode.BOTH
-    functions_dir: Path | None = None
-    exec_timeout_s: float = 5.0
-    force: bool = False
-    resume_command: str | None = None  # shown when the run is interrupted
-
-
-@dataclass(frozen=True)
-class RunResult:
-    run_dir: Path
-    score: ScoreResult
-    selected: int  # items in the run
-    resumed: int  # of them, answered by an earlier session
-    asked: int  # asked in this session
-    request_errors: int  # items of the run that ended as request_error
-    notes: tuple[str, ...]  # request options not sent or dropped, and why
 
 
 def select_ids(dataset: Dataset, config: RunConfig) -> list[str]:
@@ -129,11 +89,17 @@ def run_directory(config: RunConfig) -> Path:
     if config.run_name is not None:
         return config.out / checked_run_name(config.run_name)
     spec, name = parse_model(config.model)
-    return config.out / default_run_name(spec.name, name, config.mode)
+    default = default_run_name(spec.name, name, config.mode)
+    if config.task == "qa":  # a QA run is named by its task and context too
+        context = config.context.partition(":")[0]
+        default = f"{default}-qa-{context}"
+    return config.out / default
 
 
 def dump_request(config: RunConfig, item_id: str) -> dict[str, Any]:
     """The exact request `run` would send for one item (key redacted). Sends nothing."""
+    if config.task == "qa":
+        return dump_qa_request(config, item_id)
     dataset = _load(config)
     if item_id not in dataset:
         raise UsageError(f"--dump-request: no item {item_id!r} in the dataset")
@@ -179,20 +145,6 @@ def _settings(config: RunConfig) -> dict[str, Any]:
     }
 
 
-def _notes(meta: Mapping[str, Any]) -> tuple[str, ...]:
-    notes = meta.get("request_notes") or {}
-    return tuple(f"{k} {v}" for k, v in notes.items())
-
-
-def _request_notes(
-    provider: Provider, config: RunConfig, dropped: Mapping[str, str]
-) -> dict[str, str]:
-    notes = dict(provider.fixed_notes(config.request))
-    for param, reason in dropped.items():
-        notes[param] = f"dropped: {reason}"
-    return notes
-
-
 #: Writes a run's reports once its scores are in: (score, dataset, run.json as it ends).
 #: The report package sits above this one, so the caller hands its writer in (the command
 #: line passes one built on tfce_eval.report.write_run_reports).
@@ -214,6 +166,8 @@ def run_eval(
     """
     run_dir = RunDir(run_directory(config))
     with RunLock(run_dir.path):
+        if config.task == "qa":
+            return run_qa_locked(config, run_dir, progress)
         return _run_locked(config, run_dir, progress, write_reports)
 
 
@@ -238,7 +192,7 @@ def _run_locked(
         selection={"items": len(ids), "limit": config.limit, "ids": list(config.ids) or None},
         settings=_settings(config),
         sdk=provider.sdk_versions(),
-        request_notes=_request_notes(provider, config, dropped),
+        request_notes=request_notes(provider, config, dropped),
         dropped_params=dropped,
         started_at=now_iso(),
     )
@@ -265,7 +219,7 @@ def _run_locked(
             done=len(done),
         )
     meta["dropped_params"] = stats.dropped
-    meta["request_notes"] = _request_notes(provider, config, stats.dropped)
+    meta["request_notes"] = request_notes(provider, config, stats.dropped)
     try:
         score = score_outputs(
             run_dir.outputs,
@@ -290,7 +244,7 @@ def _run_locked(
         if write_reports is not None:  # the reports describe the run as it ends
             write_reports(score, dataset, {**meta, "status": "finished"})
     except KeyboardInterrupt:
-        raise RunInterrupted(_interrupted(run_dir, None, len(ids), config)) from None
+        raise RunInterrupted(interrupted(run_dir, None, len(ids), config)) from None
     request_errors = sum(1 for r in score.records if r.error_type is ErrorCode.REQUEST_ERROR)
     meta["status"] = "finished"
     meta["finished_at"] = now_iso()
@@ -301,100 +255,5 @@ def _run_locked(
     }
     write_json(run_dir.run_json, meta)
     return RunResult(
-        run_dir.path, score, len(ids), len(done), stats.asked, request_errors, _notes(meta)
+        run_dir.path, score, len(ids), len(done), stats.asked, request_errors, run_notes(meta)
     )
-
-
-def ask_items(
-    provider: Provider,
-    asker: Asker,
-    config: RunConfig,
-    meta: dict[str, Any],
-    run_dir: RunDir,
-    items: Iterator[Any],
-    dropped: dict[str, str],
-    progress: ProgressSink,
-    *,
-    total: int,
-    done: int,
-) -> SessionStats:
-    """Send the session's requests (any task: `asker` says how); run.json records the
-    session however it ends."""
-    log: dict[str, Any] = {"started_at": now_iso(), "items": total - done}
-    meta.setdefault("sessions", []).append(log)
-    meta["status"] = "running"
-    write_json(run_dir.run_json, meta)
-    appender = OutputsAppender(run_dir.outputs)
-    session = Session(
-        provider,
-        asker,
-        config.request,
-        concurrency=config.concurrency,
-        retry=config.retry,
-        appender=appender,
-        progress=progress,
-        dropped=dropped,
-    )
-    status = "interrupted"
-    failure: RunError | RunInterrupted | None = None
-    progress.start(total, done)
-    try:
-        try:
-            appender.__enter__()
-            asyncio.run(_send_all(session, provider, items))
-        finally:
-            progress.stop()
-            appender.close()  # everything queued is written, or AppendFailed
-        status = "sent"
-    except SessionStopped as stopped:
-        status = "stopped"
-        log["error"] = stopped.error.message
-        failure = RunError(
-            stopped.error.render()
-            + f"\n  {done + session.stats.answered} of {total} items are answered and saved in "
-            f"{run_dir.outputs}; after fixing it, run the same command again to resume"
-        )
-    except AppendFailed as failed:
-        status = "stopped"
-        log["error"] = failed.reason
-        failure = RunError(
-            f"{failed}\n  what was written before is kept; free some space (or choose "
-            "another --out) and run the same command again to resume"
-        )
-    except KeyboardInterrupt:
-        saved = done + session.stats.answered
-        failure = RunInterrupted(_interrupted(run_dir, saved, total, config))
-    finally:
-        stats = session.stats
-        log.update(
-            ended_at=now_iso(),
-            status=status,
-            asked=stats.asked,
-            answered=stats.answered,
-            request_errors=stats.request_errors,
-        )
-        meta["status"] = status
-        meta["dropped_params"] = stats.dropped
-        meta["request_notes"] = _request_notes(provider, config, stats.dropped)
-        unsaved = save_run_json(run_dir, meta)
-    if failure is not None:
-        if unsaved:
-            failure = type(failure)(f"{failure}\n  ({unsaved})")
-        raise failure
-    if unsaved:
-        raise RunError(unsaved)
-    return session.stats
-
-
-async def _send_all(session: Session, provider: Provider, items: Iterator[Any]) -> None:
-    async with provider:
-        await session.run(items)
-
-
-def _interrupted(run_dir: RunDir, saved: int | None, total: int, config: RunConfig) -> str:
-    command = config.resume_command or "the same command"
-    if saved is None:
-        where = f"interrupted while scoring: every answer is saved in {run_dir.outputs}"
-    else:
-        where = f"interrupted: {saved} of {total} items are answered and saved in {run_dir.outputs}"
-    return f"{where}\n  to resume, run again: {command}"

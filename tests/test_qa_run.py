@@ -1,0 +1,293 @@
+"""`tfce-eval run` on question-answering data, through the real SDKs, against the loopback
+server (which answers the built-in Telco-Retrieve split from its own reading of the file)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from tests.fakeserver import FakeConfig, FakeServer, qa_items
+from tfce_eval.cli import main
+from tfce_eval.dataset.load import load_dataset
+
+SPLIT = Path(__file__).resolve().parent.parent / "tfce_eval" / "builtin" / "telco-qna"
+TRUTH = qa_items(SPLIT / "set_24.json")
+
+
+@pytest.fixture(autouse=True)
+def keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+
+def serve(**options: Any) -> FakeServer:
+    return FakeServer(FakeConfig(load_dataset(None), qa=TRUTH, **options))
+
+
+@pytest.fixture
+def server() -> Iterator[FakeServer]:
+    with serve() as running:
+        yield running
+
+
+def run(*args: str, code: int = 0) -> Any:
+    result = CliRunner().invoke(main, ["run", "--data", "builtin:telco-qna", *args])
+    assert result.exit_code == code, (result.output, result.exception)
+    return result
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+def summary(run_dir: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    return data
+
+
+@pytest.mark.parametrize("mode", ["fc", "prompt"])
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+def test_every_answer_right_in_both_modes_and_apis(
+    server: FakeServer, tmp_path: Path, mode: str, api: str
+) -> None:
+    model = "vllm/qa-model" if api == "openai" else "anthropic/claude-test"
+    url = server.base_url if api == "openai" else server.root_url
+    out = run("--model", model, "--base-url", url, "--mode", mode, "--out", str(tmp_path)).output
+    (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    assert run_dir.name.endswith(f"-{mode}-qa-none")
+    result = summary(run_dir)
+    assert result["task"] == "qa"
+    assert result["answer_types"]["mc"]["accuracy"] == 1.0
+    assert result["answer_types"]["tf"]["accuracy"] == 1.0
+    assert result["answer_types"]["open"]["exact_match"] == 1.0
+    assert "mc" in out and (run_dir / "report.md").is_file() and (run_dir / "report.html").is_file()
+    outputs = lines(run_dir / "outputs.jsonl")
+    assert len(outputs) == len(TRUTH)
+    first = server.log[0].body
+    if mode == "fc":
+        assert all(o["answer"] is not None for o in outputs)
+        tools = first["tools"]
+        assert len(tools) == 1
+        choice = first["tool_choice"]
+        assert choice in (
+            {"type": "function", "function": {"name": "answer"}},
+            {"type": "tool", "name": "answer"},
+        )
+    else:
+        assert "tools" not in first
+        assert all("ANSWER:" in o["response"] for o in outputs)
+
+
+def test_bm25_context_records_chunks_and_canonical_hits(server: FakeServer, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    run(
+        "--model",
+        "vllm/m",
+        "--base-url",
+        server.base_url,
+        "--context",
+        "bm25",
+        "--k",
+        "3",
+        "--cache-dir",
+        str(cache),
+        "--out",
+        str(tmp_path / "r"),
+    )
+    (run_dir,) = list((tmp_path / "r").iterdir())
+    outputs = lines(run_dir / "outputs.jsonl")
+    assert all(o["context"] == "bm25" and len(o["retrieved"]) == 3 for o in outputs)
+    body = server.log[0].body["messages"][-1]["content"]
+    assert "[1]" in body and "[3]" in body
+    hit = summary(run_dir)["canonical_hit"]
+    assert hit["k"] == 3 and 0.5 <= hit["rate"] <= 1.0
+    assert (run_dir / "context" / "run.trec").is_file()
+    meta = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    assert meta["task"] == "qa" and meta["request_options"]["context"] == "bm25"
+
+
+def test_gold_context_shows_the_source_passage(server: FakeServer, tmp_path: Path) -> None:
+    run(
+        "--model",
+        "vllm/m",
+        "--base-url",
+        server.base_url,
+        "--context",
+        "gold",
+        "--out",
+        str(tmp_path),
+        "--ids",
+        TRUTH[0].id,
+    )
+    split = json.loads((SPLIT / "set_24.json").read_text(encoding="utf-8"))
+    source = next(q for q in split["questions"] if q["question_id"] == TRUTH[0].id)
+    assert source["source_text"].strip() in server.log[0].body["messages"][-1]["content"]
+
+
+def test_a_run_file_gives_the_context(server: FakeServer, tmp_path: Path) -> None:
+    first = TRUTH[0].id
+    run_file = tmp_path / "ctx.trec"
+    chunk = json.loads((SPLIT / "corpus" / "corpus.jsonl").read_text().splitlines()[0])["_id"]
+    run_file.write_text(f"{first} Q0 {chunk} 1 9.5 mine\n", encoding="utf-8")
+    run(
+        "--model",
+        "vllm/m",
+        "--base-url",
+        server.base_url,
+        "--context",
+        f"run:{run_file}",
+        "--ids",
+        first,
+        "--out",
+        str(tmp_path / "o"),
+    )
+    (run_dir,) = list((tmp_path / "o").iterdir())
+    (output,) = lines(run_dir / "outputs.jsonl")
+    assert [c["chunk_id"] for c in output["retrieved"]] == [chunk]
+
+
+def test_a_changed_context_on_resume_is_refused(server: FakeServer, tmp_path: Path) -> None:
+    args = [
+        "--model",
+        "vllm/m",
+        "--base-url",
+        server.base_url,
+        "--out",
+        str(tmp_path),
+        "--run-name",
+        "r",
+        "--ids",
+        TRUTH[0].id,
+    ]
+    run(*args)
+    out = run(*args, "--context", "gold", code=1).output
+    assert "context" in out
+
+
+def test_request_errors_are_asked_again_on_resume(tmp_path: Path) -> None:
+    target = TRUTH[1].id
+    with serve(faults={target: ["500"]}) as server:
+        args = [
+            "--model",
+            "vllm/m",
+            "--base-url",
+            server.base_url,
+            "--out",
+            str(tmp_path),
+            "--run-name",
+            "r",
+            "--max-retries",
+            "0",
+        ]
+        first = run(*args).output
+        assert "request_error" in first
+        result = summary(tmp_path / "r")
+        assert (
+            sum(t["request_errors"] for k, t in result["answer_types"].items() if k != "open")
+            + result["answer_types"]["open"].get("request_errors", 0)
+            >= 1
+        )
+        again = run(*args).output
+        assert "asked now" in again
+        asked = [e.item_id for e in server.log if e.item_id == target]
+        assert len(asked) == 2
+    final = summary(tmp_path / "r")
+    assert final["answer_types"]["mc"]["accuracy"] == 1.0
+
+
+def test_the_judge_grades_open_answers_once(tmp_path: Path) -> None:
+    with serve(judge_grade="P") as server:
+        args = [
+            "--model",
+            "vllm/m",
+            "--base-url",
+            server.base_url,
+            "--out",
+            str(tmp_path),
+            "--run-name",
+            "r",
+            "--judge",
+            "vllm/judge",
+            "--judge-base-url",
+            server.base_url,
+        ]
+        run(*args)
+        judged = [e for e in server.log if e.fault == "judge"]
+        opened = sum(1 for t in TRUTH if t.answer_type == "open")
+        assert len(judged) == opened
+        block = summary(tmp_path / "r")["answer_types"]["open"]
+        assert block["mean"] == 0.5 and block["judge"] == "vllm/judge"
+        run(*args)  # everything answered: scored again from the cached verdicts
+        assert len([e for e in server.log if e.fault == "judge"]) == opened
+
+
+def test_the_model_may_not_judge_itself(server: FakeServer, tmp_path: Path) -> None:
+    out = run(
+        "--model",
+        "vllm/m",
+        "--base-url",
+        server.base_url,
+        "--judge",
+        "vllm/m",
+        "--out",
+        str(tmp_path),
+        code=2,
+    ).output
+    assert "--allow-self-judge" in out
+    assert not server.log
+
+
+def test_dump_request_sends_nothing(server: FakeServer, tmp_path: Path) -> None:
+    out = run(
+        "--model",
+        "vllm/m",
+        "--base-url",
+        server.base_url,
+        "--dump-request",
+        TRUTH[0].id,
+        "--out",
+        str(tmp_path),
+    ).output
+    body = json.loads(out)["body"]
+    assert body["tools"][0]["function"]["name"] == "answer"
+    assert not server.log
+
+
+def test_rag_lift_between_a_closed_book_and_a_rag_run(tmp_path: Path) -> None:
+    wrong = frozenset(t.id for t in TRUTH[::2] if t.answer_type != "open")
+    with serve(qa_wrong=wrong) as closed_server:
+        run(
+            "--model",
+            "vllm/m",
+            "--base-url",
+            closed_server.base_url,
+            "--out",
+            str(tmp_path),
+            "--run-name",
+            "closed",
+        )
+    with serve() as rag_server:
+        run(
+            "--model",
+            "vllm/m",
+            "--base-url",
+            rag_server.base_url,
+            "--out",
+            str(tmp_path),
+            "--run-name",
+            "rag",
+            "--context",
+            "gold",
+        )
+    out = CliRunner().invoke(
+        main, ["report", str(tmp_path / "closed"), str(tmp_path / "rag"), "--format", "json"]
+    )
+    assert out.exit_code == 0, out.output
+    rows = {r["category"]: r for r in json.loads(out.output)["paired"]["rows"]}
+    assert rows["mc"]["only_b"] + rows["tf"]["only_b"] == len(wrong)
+    assert rows["mc"]["only_a"] == 0 and rows["mc"]["p_value"] <= 1.0

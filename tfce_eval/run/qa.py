@@ -1,0 +1,259 @@
+"""Running a model on a question-answering dataset: context, requests, and the score.
+
+Everything a run is (the run directory and its lock, resume, retries, progress, run.json)
+is the function-calling run's machinery; this module gives it what is particular to
+questions: each item's context (none, the gold passage, BM25 over a corpus, or a run
+file's top k), the request (fc mode: one forced `answer` tool; prompt mode: the `ANSWER:`
+template), the outputs line (the model's text and the tool's argument, with the chunks
+it was shown), and the score of the answers (`qa.score_outputs`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from tfce_eval.decode.answer import decode_output
+from tfce_eval.errors import UsageError
+from tfce_eval.jsonl import JsonLines
+from tfce_eval.model import FunctionDoc
+from tfce_eval.providers.base import (
+    Mode,
+    Provider,
+    ProviderError,
+    RequestOptions,
+    Response,
+    message_text,
+)
+from tfce_eval.qa import (
+    TOOL_NAME,
+    QaDataset,
+    QaItem,
+    QaOutput,
+    RetrievedChunk,
+    answer_tool,
+    fc_message,
+    prompt_text,
+)
+from tfce_eval.retrieval import detect_layout, load_retrieval, read_run, retrieve
+from tfce_eval.run.asking import tries
+from tfce_eval.schema.wire import name_map
+from tfce_eval.tasks.load import chunk_texts
+
+
+class Context(StrEnum):
+    """What the model is shown besides the question (`--context`)."""
+
+    NONE = "none"  # closed-book
+    GOLD = "gold"  # the item's own source passage: the upper bound
+    BM25 = "bm25"  # the top k chunks of BM25 over a corpus
+    RUN = "run"  # the top k chunks of a retrieval run file
+
+
+@dataclass(frozen=True, slots=True)
+class ContextSpec:
+    """`--context none|gold|bm25|run:FILE` with `--k` and the corpus it reads."""
+
+    kind: Context
+    k: int = 5
+    run_file: Path | None = None
+
+    @classmethod
+    def parse(cls, text: str, k: int) -> ContextSpec:
+        if text.startswith("run:"):
+            path = Path(text[4:])
+            if not path.is_file():
+                raise UsageError(f"--context {text}: no such run file")
+            return cls(Context.RUN, k, path)
+        try:
+            return cls(Context(text), k)
+        except ValueError:
+            raise UsageError(f"--context {text!r}: choose none, gold, bm25 or run:FILE") from None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "context": str(self.kind),
+            "k": self.k if self.kind in (Context.BM25, Context.RUN) else None,
+            "run_file": None if self.run_file is None else str(self.run_file),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class QaRequest:
+    """One question as it is asked: the item, the passages shown, the chunks they came from."""
+
+    item: QaItem
+    passages: tuple[str, ...] = ()
+    retrieved: tuple[RetrievedChunk, ...] | None = None
+
+    @property
+    def id(self) -> str:
+        return self.item.id
+
+
+def answer_doc(item: QaItem) -> FunctionDoc:
+    doc = answer_tool(item)
+    return FunctionDoc(doc["name"], doc.get("description", ""), doc)
+
+
+@dataclass(frozen=True, slots=True)
+class QaAsker:
+    """The asker of question answering (see run.asking.Asker)."""
+
+    mode: Mode
+    context: Context
+
+    def request(
+        self, provider: Provider, req: QaRequest, options: RequestOptions
+    ) -> dict[str, Any]:
+        if self.mode is Mode.FC:
+            message = fc_message(req.item, req.passages)
+            doc = answer_doc(req.item)
+            return provider.build_chat(
+                [{"role": "user", "content": message}], options, functions=[doc], force=doc.name
+            )
+        text = prompt_text(req.item, req.passages)
+        return provider.build_chat([{"role": "user", "content": text}], options)
+
+    def answer(self, req: QaRequest, raw: dict[str, Any], response: Response) -> dict[str, Any]:
+        answer: Any = None
+        if self.mode is Mode.FC:
+            doc = answer_doc(req.item)
+            decoded = decode_output(raw, name_map=name_map([doc]), item_id=req.id)
+            for call in decoded.calls or ():
+                if call.name == TOOL_NAME and "answer" in call.arguments:
+                    answer = call.arguments["answer"]
+                    break
+        return {
+            **self._base(req),
+            "raw": raw,
+            "response": message_text(raw),
+            "answer": answer,
+            "error": None,
+            "usage": response.usage.to_json(),
+            "latency_s": round(response.latency_s, 4),
+        }
+
+    def error(self, req: QaRequest, error: ProviderError, attempts: int) -> dict[str, Any]:
+        return {
+            **self._base(req),
+            "raw": None,
+            "response": None,
+            "answer": None,
+            "error": error.message + tries(attempts),
+            "usage": None,
+            "latency_s": None,
+        }
+
+    def _base(self, req: QaRequest) -> dict[str, Any]:
+        retrieved = None
+        if req.retrieved is not None:
+            retrieved = [
+                {"chunk_id": c.chunk_id, "source": c.source, "score": c.score}
+                for c in req.retrieved
+            ]
+        return {
+            "id": req.id,
+            "answer_type": str(req.item.answer_type),
+            "context": str(self.context),
+            "retrieved": retrieved,
+        }
+
+
+def default_corpus(data: Path) -> Path | None:
+    """The corpus a QA dataset comes with: a Telco split's `corpus/` folder, or QASPER-RAG's
+    own chunks (the dataset directory itself)."""
+    if detect_layout(data) is not None:
+        return data
+    if (data / "corpus").is_dir() and detect_layout(data / "corpus") is not None:
+        return data / "corpus"
+    return None
+
+
+def build_requests(
+    dataset: QaDataset,
+    ids: Sequence[str],
+    spec: ContextSpec,
+    *,
+    corpus: Path | None,
+    work_dir: Path,
+    cache_dir: Path,
+) -> dict[str, QaRequest]:
+    """Each selected item with its context. BM25's run is kept in `work_dir` (context/)."""
+    items = {item.id: item for item in dataset.items}
+    chosen = [items[i] for i in ids]
+    if spec.kind is Context.NONE:
+        return {item.id: QaRequest(item) for item in chosen}
+    if spec.kind is Context.GOLD:
+        return {
+            item.id: QaRequest(item, (item.source_text,) if item.source_text.strip() else ())
+            for item in chosen
+        }
+    if corpus is None:
+        raise UsageError(
+            f"--context {spec.kind}: this dataset has no corpus of its own; give --corpus DIR "
+            "(a retrieval dataset: BEIR corpus.jsonl, HF corpus/ or chunk documents/)"
+        )
+    chunks = load_retrieval(corpus, name=str(corpus))
+    texts = chunk_texts(chunks)
+    titles = {doc.id: doc.title for doc in chunks.iter_corpus()}
+    if spec.kind is Context.BM25:
+        questions = dataclasses.replace(chunks, queries={i.id: i.question for i in chosen})
+        result = retrieve(questions, k=spec.k, out_dir=work_dir / "context", cache_dir=cache_dir)
+        rankings = read_run(result.run_path).rankings
+    else:
+        assert spec.run_file is not None
+        rankings = read_run(spec.run_file).rankings
+    requests = {}
+    for item in chosen:
+        ranked = list(rankings.get(item.id, {}))[: spec.k]
+        missing = [d for d in ranked if d not in texts]
+        if missing:
+            raise UsageError(
+                f"--context: the run names chunk {missing[0]!r} (question {item.id}), which "
+                f"the corpus {corpus} does not hold; give the --corpus the run was made from"
+            )
+        retrieved = tuple(RetrievedChunk(d, titles.get(d, "")) for d in ranked)
+        requests[item.id] = QaRequest(item, tuple(texts[d] for d in ranked), retrieved)
+    return requests
+
+
+def read_outputs(path: Path, ids: Sequence[str]) -> tuple[list[QaOutput], list[str]]:
+    """The selected items' outputs from a run's outputs.jsonl (the last line of an id counts)."""
+    wanted = set(ids)
+    latest: dict[str, QaOutput] = {}
+    for record in JsonLines(path, torn_tail_ok=True):
+        value = record.value
+        if not isinstance(value, dict) or value.get("id") not in wanted:
+            continue
+        latest[value["id"]] = _output(value, record.line)
+    return [latest[i] for i in ids if i in latest], []
+
+
+def _output(value: Mapping[str, Any], line: int) -> QaOutput:
+    retrieved = value.get("retrieved")
+    chunks = None
+    if isinstance(retrieved, list):
+        chunks = tuple(
+            RetrievedChunk(str(c.get("chunk_id", "")), str(c.get("source") or ""), c.get("score"))
+            for c in retrieved
+            if isinstance(c, dict)
+        )
+    error = value.get("error")
+    return QaOutput(
+        id=str(value["id"]),
+        response=value.get("response") if isinstance(value.get("response"), str) else None,
+        answer=value.get("answer"),
+        error=str(error) if error is not None else None,
+        retrieved=chunks,
+        context=value.get("context"),
+        line=line,
+    )
+
+
+def iter_requests(requests: Mapping[str, QaRequest], ids: Sequence[str]) -> Iterator[QaRequest]:
+    return (requests[i] for i in ids)

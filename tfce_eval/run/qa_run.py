@@ -1,0 +1,241 @@
+"""`run` on a question-answering dataset: the same run, with questions for items.
+
+Loads the split, selects items (`--ids`, `--limit` per answer type), builds each item's
+context, prepares (or resumes) the run directory under its lock, asks the items not yet
+answered through the shared session, then scores every answer with the QA scorer (the
+judge grading open answers when one is named) and completes run.json.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tfce_eval.errors import RunError, RunInterrupted, UsageError
+from tfce_eval.providers import Mode, Provider, make_provider
+from tfce_eval.providers.registry import parse_model
+from tfce_eval.qa import AnswerType, QaDataset, check_judge, score_outputs
+from tfce_eval.run.config import RunConfig, RunResult
+from tfce_eval.run.directory import finished_ids, prepare_run_dir
+from tfce_eval.run.judge import ProviderJudge
+from tfce_eval.run.metadata import RunIdentity, build_meta, dropped_from, now_iso, selection_digest
+from tfce_eval.run.progress import NullProgress, ProgressSink
+from tfce_eval.run.qa import (
+    Context,
+    ContextSpec,
+    QaAsker,
+    build_requests,
+    default_corpus,
+    iter_requests,
+    read_outputs,
+)
+from tfce_eval.run.sending import ask_items, interrupted, request_notes, run_notes
+from tfce_eval.run.session import SessionStats
+from tfce_eval.scoring.rundir import RunDir, write_json
+from tfce_eval.tasks.load import load_qa_dataset
+
+ANSWER_TYPE_ORDER = (AnswerType.MC, AnswerType.TF, AnswerType.OPEN)
+
+
+def default_cache_dir() -> Path:
+    """Where BM25 indexes are kept between runs: $XDG_CACHE_HOME/tfce-eval, or ~/.cache."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tfce-eval" / "bm25"
+
+
+def load_qa(config: RunConfig) -> QaDataset:
+    if config.data is None:
+        raise UsageError("a question-answering run needs --data DIR or builtin:telco-qna")
+    return load_qa_dataset(config.data, split=config.split, name=str(config.data))
+
+
+def select_qa_ids(dataset: QaDataset, config: RunConfig) -> list[str]:
+    """Items in id order: --ids, then --limit per answer type."""
+    ids = sorted(item.id for item in dataset.items)
+    if config.ids:
+        known = set(ids)
+        unknown = [i for i in config.ids if i not in known]
+        if unknown:
+            raise UsageError(f"--ids: not in the dataset: {', '.join(unknown[:5])}")
+        wanted = set(config.ids)
+        ids = [i for i in ids if i in wanted]
+    if config.limit is not None:
+        kinds = {item.id: item.answer_type for item in dataset.items}
+        taken: dict[AnswerType, int] = {}
+        limited = []
+        for item_id in ids:
+            kind = kinds[item_id]
+            if taken.get(kind, 0) < config.limit:
+                taken[kind] = taken.get(kind, 0) + 1
+                limited.append(item_id)
+        ids = limited
+    if not ids:
+        raise UsageError("no items selected: check --ids and --limit")
+    return ids
+
+
+def _identity(
+    dataset: QaDataset, provider: Provider, config: RunConfig, spec: ContextSpec, ids: list[str]
+) -> RunIdentity:
+    kinds = {item.answer_type for item in dataset.items if item.id in set(ids)}
+    return RunIdentity(
+        dataset_sha256=dataset.sha256,
+        provider=provider.name,
+        model=provider.model,
+        base_url=provider.base_url,
+        mode=str(config.mode),
+        # The context is part of what the model is asked: a changed one is another run.
+        request_options={**config.request.to_json(), **spec.to_json()},
+        categories=tuple(str(k) for k in ANSWER_TYPE_ORDER if k in kinds),
+        selection_sha256=selection_digest(ids),
+        selection={"limit": config.limit, "ids": list(config.ids) or None},
+    )
+
+
+def _settings(config: RunConfig) -> dict[str, Any]:
+    return {
+        "task": "qa",
+        "split": config.split,
+        "corpus": None if config.corpus is None else str(config.corpus),
+        "judge": config.judge,
+        "concurrency": config.concurrency,
+        "timeout_s": config.timeout_s,
+        "retry": config.retry.to_json(),
+    }
+
+
+def make_judge(config: RunConfig) -> ProviderJudge | None:
+    if not config.judge:
+        return None
+    check_judge(config.model, config.judge, allow_self_judge=config.allow_self_judge)
+    provider = make_provider(config.judge, base_url=config.judge_base_url)
+    return ProviderJudge(provider, config.judge, timeout_s=config.timeout_s, retry=config.retry)
+
+
+def run_qa_locked(config: RunConfig, run_dir: RunDir, progress: ProgressSink | None) -> RunResult:
+    """The QA run, its directory already locked (see runner.run_eval)."""
+    if config.mode not in (Mode.FC, Mode.PROMPT):
+        raise UsageError(f"--mode {config.mode}: a QA run is fc or prompt")
+    spec = ContextSpec.parse(config.context, config.k)
+    dataset = load_qa(config)
+    ids = select_qa_ids(dataset, config)
+    judge = make_judge(config)  # refused before anything is asked when it is the model
+    provider = make_provider(config.model, base_url=config.base_url, timeout_s=config.timeout_s)
+    identity = _identity(dataset, provider, config, spec, ids)
+    saved = prepare_run_dir(run_dir, identity, force=config.force)
+    dropped = dropped_from(saved) if saved else {}
+    corpus = config.corpus or (default_corpus(config.data) if config.data else None)
+    meta = saved or build_meta(
+        identity,
+        api=str(parse_model(config.model)[0].api),
+        dataset_path=str(config.data),
+        selection={"items": len(ids), "limit": config.limit, "ids": list(config.ids) or None},
+        settings=_settings(config),
+        sdk=provider.sdk_versions(),
+        request_notes=request_notes(provider, config, dropped),
+        dropped_params=dropped,
+        started_at=now_iso(),
+    )
+    if saved:
+        meta.update(_settings(config), sdk=provider.sdk_versions())
+    done = finished_ids(run_dir.outputs) & set(ids)
+    todo = [i for i in ids if i not in done]
+    stats = SessionStats(dropped=dict(dropped))
+    if todo:
+        problem = provider.credentials_problem()
+        if problem:
+            raise RunError(problem)
+        run_dir.path.mkdir(parents=True, exist_ok=True)
+        requests = build_requests(
+            dataset,
+            todo,
+            spec,
+            corpus=corpus,
+            work_dir=run_dir.path,
+            cache_dir=config.cache_dir or default_cache_dir(),
+        )
+        stats = ask_items(
+            provider,
+            QaAsker(config.mode, spec.kind),
+            config,
+            meta,
+            run_dir,
+            iter_requests(requests, todo),
+            dropped,
+            progress or NullProgress(),
+            total=len(ids),
+            done=len(done),
+        )
+    meta["dropped_params"] = stats.dropped
+    meta["request_notes"] = request_notes(provider, config, stats.dropped)
+    try:
+        outputs, _ = read_outputs(run_dir.outputs, ids)
+        result = score_outputs(
+            outputs,
+            dataset,
+            out_dir=run_dir.path,
+            judge=judge,
+            judge_name=config.judge,
+            k=spec.k,
+            extra={
+                "run": {
+                    "provider": provider.name,
+                    "model": provider.model,
+                    "mode": str(config.mode),
+                    **spec.to_json(),
+                }
+            },
+        )
+    except KeyboardInterrupt:
+        raise RunInterrupted(interrupted(run_dir, None, len(ids), config)) from None
+    request_errors = sum(1 for r in result.records if str(r.error_type) == "request_error")
+    meta["status"] = "finished"
+    meta["finished_at"] = now_iso()
+    meta["counts"] = {
+        "items": len(ids),
+        "answered": len(ids) - request_errors,
+        "request_errors": request_errors,
+    }
+    write_json(run_dir.run_json, meta)
+    context_note = (
+        (f"context: {spec.kind}, top {spec.k} chunks of {corpus}",)
+        if spec.kind in (Context.BM25, Context.RUN)
+        else ()
+    )
+    return RunResult(
+        run_dir.path,
+        result,
+        len(ids),
+        len(done),
+        stats.asked,
+        request_errors,
+        (*run_notes(meta), *context_note),
+    )
+
+
+def dump_qa_request(config: RunConfig, item_id: str) -> dict[str, Any]:
+    """The exact request a QA run would send for one item (key redacted). Sends nothing."""
+    dataset = load_qa(config)
+    if item_id not in {item.id for item in dataset.items}:
+        raise UsageError(f"--dump-request: no item {item_id!r} in the dataset")
+    spec = ContextSpec.parse(config.context, config.k)
+    corpus = config.corpus or (default_corpus(config.data) if config.data else None)
+    with tempfile.TemporaryDirectory() as work:
+        request = build_requests(
+            dataset,
+            [item_id],
+            spec,
+            corpus=corpus,
+            work_dir=Path(work),
+            cache_dir=config.cache_dir or default_cache_dir(),
+        )[item_id]
+    provider = make_provider(config.model, base_url=config.base_url, timeout_s=config.timeout_s)
+    asker = QaAsker(config.mode, spec.kind)
+    return {
+        "method": "POST",
+        "url": provider.request_url(),
+        "headers": provider.redacted_headers(),
+        "body": asker.request(provider, request, config.request),
+    }
