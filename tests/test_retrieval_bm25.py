@@ -90,7 +90,7 @@ def test_the_run_equals_bm25s_called_directly(tmp_path: Path) -> None:
     assert result.queries == 26 and not result.cache_hit
     # Ranks follow the scores, ties by document id descending: it scores unchanged.
     run = read_run(result.run_path)
-    assert run.contradicted == ()
+    assert run.contradicted == () and run.reordered == ()
     scored = score_run(run, ds, "R@10 nDCG@10", None)
     assert scored.summary["coverage"] == {"answered": 25, "total": 26}
     meta = json.loads(result.meta_path.read_text())

@@ -97,14 +97,24 @@ def test_ties_follow_trec_eval_and_are_counted(tmp_path: Path) -> None:
             "a": [("d1", 1.0), ("d10", 1.0), ("d2", 1.0), ("x", 5.0)],
             "b": [("B", 2.0), ("a", 2.0), ("é", 2.0), ("z", 2.0)],
             "c": [("k", 3.0), ("j", 2.0)],
+            "t": [("z", 1.0), ("y", 1.0)],  # tied, but listed in trec_eval's order
         },
     )
     run = read_run(path)
     assert list(run.rankings["a"]) == ["x", "d2", "d10", "d1"]
     assert list(run.rankings["b"]) == ["é", "z", "a", "B"]
     assert list(run.rankings["c"]) == ["k", "j"]
-    assert run.tied == ("a", "b")
-    assert "2 queries with tied scores (a, b)" in run.warnings[0]
+    assert list(run.rankings["t"]) == ["z", "y"]
+    assert run.tied == ("a", "b", "t") and run.reordered == ("a", "b")
+    assert run.warnings[0] == (
+        "3 queries with tied scores (a, b, t); 2 listed in another order (a, b) are "
+        "ranked as trec_eval ranks ties, by document id descending"
+    )
+    in_order = read_run(write_trec_run(tmp_path / "t.trec", {"t": [("z", 1.0), ("y", 1.0)]}))
+    assert in_order.warnings == (
+        "1 query with tied scores (t), listed in trec_eval's order already (score "
+        "descending, then document id descending)",
+    )
     # The file lists x (score 5) at rank 4 below three documents scored 1.
     assert run.contradicted == ("a",)
     assert "1 query whose rank column contradicts the scores (a)" in run.warnings[1]

@@ -84,8 +84,18 @@ class RunColumns:
             q, d = pa.array(self.qids, pa.string()), pa.array(self.docids, pa.string())
             s = np.asarray(self.scores, dtype=np.float64)
             r = None if self.ranks is None else np.asarray(self.ranks, dtype=np.int64)
-        rankings, tied, contradicted = order_run(q, d, s, r, where=self.where)
-        return Run(name, path, form, rankings, len(self), tied, contradicted, tuple(self.notes))
+        rankings, tied, reordered, contradicted = order_run(q, d, s, r, where=self.where)
+        return Run(
+            name,
+            path,
+            form,
+            rankings,
+            len(self),
+            tied=tied,
+            contradicted=contradicted,
+            reordered=reordered,
+            notes=tuple(self.notes),
+        )
 
 
 def entry_lines(path: Path) -> Where:

@@ -51,16 +51,24 @@ class Run:
     entries: int
     tied: tuple[str, ...] = ()  # queries with tied scores
     contradicted: tuple[str, ...] = ()  # queries whose ranks contradict their scores
+    reordered: tuple[str, ...] = ()  # tied queries the file lists in another order
     notes: tuple[str, ...] = ()  # other warnings found while reading
 
     @property
     def warnings(self) -> tuple[str, ...]:
         out = list(self.notes)
-        if self.tied:
+        if self.tied and not self.reordered:
             out.append(
                 f"{count(self.tied, 'query', 'queries')} with tied scores "
-                f"({first_ids(self.tied)}): ordered as trec_eval orders them, by score "
-                "descending, then document id descending"
+                f"({first_ids(self.tied)}), listed in trec_eval's order already (score "
+                "descending, then document id descending)"
+            )
+        elif self.tied:
+            out.append(
+                f"{count(self.tied, 'query', 'queries')} with tied scores "
+                f"({first_ids(self.tied)}); {len(self.reordered)} listed in another order "
+                f"({first_ids(self.reordered)}) are ranked as trec_eval ranks ties, by "
+                "document id descending"
             )
         if self.contradicted:
             out.append(
@@ -97,8 +105,8 @@ def order_run(
     ranks: Any | None,
     *,
     where: Callable[[int], tuple[str, int | None]],
-) -> tuple[dict[str, dict[str, int]], tuple[str, ...], tuple[str, ...]]:
-    """Rankings in trec_eval order, the tied queries and the contradicted ones.
+) -> tuple[dict[str, dict[str, int]], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Rankings in trec_eval order; the tied, reordered and contradicted queries.
 
     `qids` and `docids` are pyarrow string arrays, `scores` a float64 and `ranks` an
     int64 numpy array (or None), one entry per line; `where(i)` names entry i's file and
@@ -147,13 +155,16 @@ def order_run(
     ends = [*starts[1:], n]
     rankings: dict[str, dict[str, int]] = {}
     tie_set = set(tied_q.tolist())
+    reordered: list[str] = []
     for a, b in zip(starts, ends, strict=True):
         q = int(q_s[a])
         block = docs[a:b]
         if q in tie_set:
             # Ties: score descending, then document id descending (trec_eval).
             pairs = sorted(zip(s_s[a:b].tolist(), block, strict=True), reverse=True)
-            block = [d for _, d in pairs]
+            listed, block = block, [d for _, d in pairs]
+            if block != listed:  # the file's own order (its ranks, else its lines)
+                reordered.append(names[q])
         ranking = dict(zip(block, range(b - a, 0, -1), strict=True))
         if len(ranking) < b - a:
             where_in_file = range(a, b) if perm is None else perm[a:b].tolist()
@@ -161,7 +172,7 @@ def order_run(
         rankings[names[q]] = ranking
     tied = tuple(sorted((names[q] for q in tie_set), key=id_key))
     contradicted = tuple(sorted((names[int(q)] for q in contra), key=id_key))
-    return rankings, tied, contradicted
+    return rankings, tied, tuple(sorted(reordered, key=id_key)), contradicted
 
 
 def _combined(array: Any) -> Any:
