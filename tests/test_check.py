@@ -1,4 +1,4 @@
-"""The AST checker, rule by rule and error code by error code (SPEC 5)."""
+"""The AST checker, rule by rule and error code by error code (docs/checking.md 5)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""String normalisation and generic value equality (SPEC 5.4)."""
+"""String normalisation and generic value equality (docs/checking.md 5.4)."""
 
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def test_huge_integers_are_compared_without_overflow(
 
 
 def _by_character(text: str) -> str:
-    """SPEC 5.4's rule written out character by character, as a reference."""
+    """docs/checking.md 5.4's rule written out character by character, as a reference."""
     import unicodedata
 
     text = unicodedata.normalize("NFKC", text).casefold()

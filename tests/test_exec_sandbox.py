@@ -346,7 +346,8 @@ def test_a_worker_killed_while_starting_says_so_plainly(tmp_path: Path) -> None:
     )
 
 
-# -- comparing results (SPEC 6) ---------------------------------------------------------------
+# -- comparing results (docs/exec.md 6)
+# ---------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Exec checking: workers, limits, name resolution, and the item verdicts (SPEC 6)."""
+"""Exec checking: workers, limits, name resolution, and the item verdicts (docs/exec.md 6)."""
 
 from __future__ import annotations
 

@@ -56,14 +56,15 @@ class ErrorCode(StrEnum):
 
 
 class AnswerStyle(StrEnum):
-    """How a ground-truth file states expected values (SPEC 3.4)."""
+    """How a ground-truth file states expected values (README "Data")."""
 
     TFCE = "tfce"  # one expected value per parameter
     BFCL = "bfcl"  # a list of acceptable values per parameter, "" meaning "may be omitted"
 
 
 class OptionalParams(StrEnum):
-    """What to do with an optional parameter the ground truth does not mention (SPEC 5.2.5)."""
+    """What to do with an optional parameter the ground truth does not mention (docs/checking.md
+    5.2.5)."""
 
     DEFAULT = "default"  # allowed when null or equal to the declared default
     ANY = "any"  # any well-typed value is allowed
@@ -72,7 +73,8 @@ class OptionalParams(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Policy:
-    """Checker options. Each changes only what SPEC 5 says it changes; recorded in run.json."""
+    """Checker options. Each changes only what docs/checking.md 5 says it changes; recorded in
+    run.json."""
 
     optional_params: OptionalParams = OptionalParams.DEFAULT
     coerce_strings: bool = False
@@ -247,7 +249,7 @@ class Verdict:
 
 @dataclass(frozen=True, slots=True)
 class ScoreRecord:
-    """One line of scores.jsonl (SPEC 8)."""
+    """One line of scores.jsonl (docs/files.md 8)."""
 
     id: str
     category: Category

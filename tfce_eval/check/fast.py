@@ -248,7 +248,8 @@ def satisfies(
 def _omission_ok(
     name: str, exp: ExpectedParam, raw: Any, required: tuple[str, ...], options: MatchOptions
 ) -> bool:
-    """An expected parameter the call leaves out or sets to null (SPEC 5.2.4); a required one
+    """An expected parameter the call leaves out or sets to null (docs/checking.md 5.2.4); a
+    required one
     is judged by the required check."""
     if name in required or exp.may_omit:
         return True
@@ -257,7 +258,7 @@ def _omission_ok(
 
 
 def _unasked_ok(value: Any, schema: Any, policy: Policy, options: MatchOptions) -> bool:
-    """A declared parameter the ground truth does not name (SPEC 5.2.5)."""
+    """A declared parameter the ground truth does not name (docs/checking.md 5.2.5)."""
     if policy.optional_params is OptionalParams.FORBID:
         return False
     if value is None:

@@ -1,4 +1,4 @@
-"""The AST checker (SPEC 5): decoded calls against an item's ground truth.
+"""The AST checker (docs/checking.md 5): decoded calls against an item's ground truth.
 
 Per call: the name, declared and required parameters, omitted and invented optional
 parameters, then types and values recursively. Per item: the call count, then an
@@ -31,7 +31,7 @@ from tfce_eval.model import (
 from tfce_eval.schema.kinds import MatchOptions, kind_of
 
 #: How far a failed call is from its expected call, nearest first: used to name the error
-#: of an unmatched expected call after the closest candidate (SPEC 5.5).
+#: of an unmatched expected call after the closest candidate (docs/checking.md 5.5).
 _CLOSENESS = (
     ErrorCode.VALUE_ERROR,
     ErrorCode.TYPE_ERROR,
@@ -68,7 +68,7 @@ def check_call(
     doc: FunctionDoc | None,
     policy: Policy,
 ) -> CallCheck:
-    """Check one call against one expected call (SPEC 5.2), collecting every problem."""
+    """Check one call against one expected call (docs/checking.md 5.2), collecting every problem."""
     if call.name != expected.name:
         return CallCheck(
             (
@@ -164,7 +164,7 @@ def _check_unasked(
     policy: Policy,
     options: MatchOptions,
 ) -> Mismatch | None:
-    """A declared parameter the ground truth does not mention (SPEC 5.2.5)."""
+    """A declared parameter the ground truth does not mention (docs/checking.md 5.2.5)."""
     if policy.optional_params is OptionalParams.FORBID:
         return Mismatch(
             ErrorCode.UNEXPECTED_PARAM,
@@ -260,7 +260,7 @@ def _pair_calls(
 
 
 def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLICY) -> Verdict:
-    """Judge one item's decoded answer against its ground truth (SPEC 5.1).
+    """Judge one item's decoded answer against its ground truth (docs/checking.md 5.1).
 
     A valid verdict's details hold the pairing (`matching`: [call index, expected index]);
     a failing one's, when calls were compared, the pairing found, the expected calls left
@@ -290,7 +290,8 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLI
         )
 
     if len(calls) != len(expected):
-        # The count decides (SPEC 5.1): no pairing is asked for; the record shows both sides.
+        # The count decides (docs/checking.md 5.1): no pairing is asked for; the record shows both
+        # sides.
         return Verdict(
             False,
             ErrorCode.WRONG_COUNT,
@@ -334,7 +335,7 @@ def _failure(
     closest: CallCheck,
 ) -> Verdict:
     """The verdict of an item without a perfect pairing: the closest call's problems for the
-    first unmatched expected call (SPEC 5.5), at most three of them in the message."""
+    first unmatched expected call (docs/checking.md 5.5), at most three of them in the message."""
     problems = closest.problems
     details: dict[str, Any] = {
         "matching": pairs,

@@ -1,4 +1,5 @@
-"""Yes/no comparisons of scalars and flat objects under their declared kinds (SPEC 5.3, 5.4).
+"""Yes/no comparisons of scalars and flat objects under their declared kinds (docs/checking.md
+5.3, 5.4).
 
 They answer "equal or not" without coercing through the general rules or building a
 mismatch, for the cases that need neither; None means "ask the full rules" (`typecheck`).

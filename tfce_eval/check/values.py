@@ -1,4 +1,4 @@
-"""Coercion and explaining value matching (SPEC 5.3 and 5.4) for one parameter.
+"""Coercion and explaining value matching (docs/checking.md 5.3 and 5.4) for one parameter.
 
 A parameter's declared schema (from the original BFCL-style doc, not the wire schema) decides
 what a value may be and how it is coerced before comparison. Matching walks arrays and
@@ -27,7 +27,7 @@ class CoercionError(ValueError):
 
 
 def coerce(value: Any, kind: Kind, *, from_strings: bool) -> Any:
-    """Coerce a value to a declared kind (SPEC 5.3), or raise CoercionError.
+    """Coerce a value to a declared kind (docs/checking.md 5.3), or raise CoercionError.
 
     `from_strings` allows "5" -> 5 and "true" -> True: always for ground-truth values, for
     model values only under --coerce-strings.

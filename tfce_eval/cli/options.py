@@ -103,7 +103,7 @@ def parse_categories(values: Sequence[str]) -> frozenset[Category] | None:
 
 
 def policy_options(func: F) -> F:
-    """Checker policy (SPEC 5.2.5, 5.3, 5.4)."""
+    """Checker policy (docs/checking.md 5.2.5, 5.3, 5.4)."""
     decorators = [
         click.option(
             "--optional-params",
@@ -139,7 +139,7 @@ def build_policy(optional_params: str, coerce_strings: bool, strict_strings: boo
 
 
 def check_options(func: F) -> F:
-    """--check, --functions, --exec-timeout (SPEC 6)."""
+    """--check, --functions, --exec-timeout (docs/exec.md 6)."""
     decorators = [
         click.option(
             "--check",

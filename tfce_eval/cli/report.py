@@ -1,4 +1,4 @@
-"""`tfce-eval report RUN_DIR [RUN_DIR ...]`: one run, or several side by side (SPEC 10)."""
+"""`tfce-eval report RUN_DIR [RUN_DIR ...]`: one run, or several side by side (README "Reports")."""
 
 from __future__ import annotations
 

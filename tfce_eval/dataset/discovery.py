@@ -1,4 +1,4 @@
-"""Which files make a dataset (SPEC 3.2): question files, answers files, and what was left out.
+"""Which files make a dataset (README "Data"): question files, answers files, and what was left out.
 
 - `data` is a directory holding question files in `questions/` or at its top, and answers in
   `answers/` or BFCL's `possible_answer/`. With no paths at all, the built-in dataset.

@@ -1,4 +1,4 @@
-"""Ground truth in its two styles (SPEC 3.4): shape, style detection and expected calls.
+"""Ground truth in its two styles (README "Data"): shape, style detection and expected calls.
 
 Shape (both styles): `ground_truth` is an object mapping function names to parameter objects
 (each key one expected call), or a list of such objects.

@@ -1,4 +1,4 @@
-"""Loading a dataset (SPEC 3): an index of every item at load, whole items only when asked.
+"""Loading a dataset (README "Data"): an index of every item at load, whole items only when asked.
 
 `load_dataset` reads each question and answers file once. For JSON Lines files it keeps,
 per id, the file, byte offset, line and category of the question and the file, offset and

@@ -52,7 +52,8 @@ def call_problems(doc: FunctionDoc, params: Mapping[str, ExpectedParam]) -> list
             problems.append((Level.ERROR, f"{doc.name}.{name}: no acceptable value"))
         for value in expected.values:
             if value is None and name not in doc.required:
-                continue  # null for an optional parameter means "not given" (SPEC 5.2.5)
+                # null for an optional parameter means "not given" (docs/checking.md 5.2.5)
+                continue
             where = f"{doc.name}.{name}"
             unmatched = _non_finite(value)
             if unmatched is not None:

@@ -1,4 +1,5 @@
-"""`validate`: every problem of a dataset, each with file, line and id (SPEC 9).
+"""`validate`: every problem of a dataset, each with file, line and id (README "Scoring a file of
+outputs").
 
 It does not stop at the first problem. The files are indexed tolerantly (the same pass
 `load_dataset` makes, see `tfce_eval.dataset.index`), so a malformed line is reported and the rest

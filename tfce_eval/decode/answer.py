@@ -1,4 +1,5 @@
-"""Turning any model answer into one list of calls (SPEC 4), without ever running model text.
+"""Turning any model answer into one list of calls (docs/decoding.md 4), without ever running
+model text.
 
 `decode_output(value)` accepts:
 

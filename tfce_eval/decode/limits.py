@@ -1,4 +1,4 @@
-"""The bounds of decoding and the error a refused answer raises (SPEC 4, "Limits").
+"""The bounds of decoding and the error a refused answer raises (docs/decoding.md 4, "Limits").
 
 Kept apart so that the structure decoder (`answer`) and the text decoder (`text`) both
 depend on it and not on each other.

@@ -1,7 +1,7 @@
 """Safe reading of function calls written in Python syntax, such as `[f(a=1), g.h(b='x')]`.
 
 Model text is parsed with `ast.parse` and then walked; nothing is ever evaluated, compiled to
-code or imported. What is accepted (SPEC 4):
+code or imported. What is accepted (docs/decoding.md 4):
 
 - calls with keyword arguments only, whose function is a name or a dotted name
   (`math.factorial(n=5)` is a call of "math.factorial");

@@ -1,4 +1,5 @@
-"""Exec checking (SPEC 6): run the expected calls and the model's calls, compare the results.
+"""Exec checking (docs/exec.md 6): run the expected calls and the model's calls, compare the
+results.
 
 Implementations live in a functions directory (`functions/` beside the dataset by default).
 Nothing is ever run in the harness's own process: an `Executor` owns a pool of worker
@@ -10,7 +11,8 @@ judge turns into a HarnessError rather than the model's error. An item whose gro
 fails is not judged (a dataset problem): `ExecVerdict.skipped` says why.
 
 An item is exec-valid when the model made as many calls as expected and each model call can
-be paired with an expected call of the same function whose result equals its own (SPEC 5.4's
+be paired with an expected call of the same function whose result equals its own (docs/checking.md
+5.4's
 rules, numbers within 1e-6 relative tolerance, see `tfce_eval.exec.judge`); only calls to a
 function the expected calls name are run. The AST checker's pairing is used when it has
 one; otherwise, or when that pairing does not hold on results, calls are paired by a maximum

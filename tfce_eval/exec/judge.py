@@ -1,6 +1,7 @@
 """The exec verdict of one item: which calls to run, and how their results are paired.
 
-Arguments are coerced to their declared numeric types first, as SPEC 5.3 does for the AST
+Arguments are coerced to their declared numeric types first, as docs/checking.md 5.3 does for the
+AST
 check (28 for a float parameter is passed as 28.0, 5.0 for an integer one as 5), so that
 equivalent arguments reach the implementation in the same form. A ground-truth parameter
 with several acceptable values (BFCL style) gives several expected calls ("variants"); a
@@ -11,7 +12,8 @@ imported), and a model call runs only when it calls one of them: the AST check's
 function name. A call to any other function is never run; it makes the item an
 `exec_mismatch`.
 
-Results are compared by `results_equal`: SPEC 5.4's rules for strings, arrays and objects,
+Results are compared by `results_equal`: docs/checking.md 5.4's rules for strings, arrays and
+objects,
 and numbers within a relative tolerance of 1e-6 only (`EXEC_REL_TOL`), so 1.602e-19 and
 3.2e-19 differ as much as 1.6 and 3.2 do. The one absolute allowance is for an expected
 result of exactly zero: a received magnitude up to 1e-12 (`EXEC_ZERO_ABS_TOL`) is taken as
@@ -69,7 +71,8 @@ _OMIT = object()
 
 
 def coerce_value(value: Any, schema: Any, *, from_strings: bool) -> Any:
-    """`value` in its declared form where SPEC 5.3 allows it; unchanged where it does not."""
+    """`value` in its declared form where docs/checking.md 5.3 allows it; unchanged where it does
+    not."""
     kind = kind_of(schema if isinstance(schema, Mapping) else None)
     if kind is Kind.ARRAY and isinstance(value, list | tuple):
         items = schema.get("items")

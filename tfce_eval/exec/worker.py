@@ -262,7 +262,8 @@ class FunctionsPackage:
 
 
 def _drop_nulls(func: Callable[..., Any], arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """Null for a parameter that has a default means "not given" (SPEC 5.2.5), so leave it out."""
+    """Null for a parameter that has a default means "not given" (docs/checking.md 5.2.5), so
+    leave it out."""
     try:
         params = inspect.signature(func).parameters
     except (TypeError, ValueError):

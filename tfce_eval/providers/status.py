@@ -1,6 +1,7 @@
 """The shared rules for an HTTP error from any server: retry it, record it, or stop the run.
 
-OpenAI-compatible servers and the Anthropic API are judged alike (SPEC 7): 408, 409, 429
+OpenAI-compatible servers and the Anthropic API are judged alike (README "Evaluating a model"):
+408, 409, 429
 and 5xx are retried (honouring Retry-After); a quota used up, a bad key, a model that is not
 there and a server started without tool calling stop the run with a hint that names the
 fix; a redirect is not followed and says where it pointed; anything else is this item's
@@ -130,7 +131,8 @@ def classify_status(
     ctx: ServerContext,
     scrub: Callable[[str], str] = lambda text: text,
 ) -> ProviderError:
-    """The shared rules for an HTTP error status (SPEC 7): retry, record, or stop."""
+    """The shared rules for an HTTP error status (README "Evaluating a model"): retry, record, or
+    stop."""
     text = server_message(body, fallback, scrub)
     message = f"HTTP {status}: {text}"
     lowered = f"{text} {_error_code(body)}".lower()

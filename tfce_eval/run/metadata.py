@@ -1,4 +1,5 @@
-"""run.json: what a run is (its identity) and what happened (times, notes, counts) (SPEC 8).
+"""run.json: what a run is (its identity) and what happened (times, notes, counts) (docs/files.md
+8).
 
 A run is defined by the dataset, the model and server, the mode, the request options and the
 item selection. Running the same command again resumes only when all of these are unchanged;

@@ -1,4 +1,5 @@
-"""Value equality as SPEC 5.4 defines it, shared by the AST checker and the exec checker.
+"""Value equality as docs/checking.md 5.4 defines it, shared by the AST checker and the exec
+checker.
 
 Numbers are equal within a relative tolerance (an absolute one only around an expected zero,
 see `numbers_equal`); strings are compared after a normalisation
@@ -17,9 +18,9 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-#: Relative tolerance for numbers in the AST check (SPEC 5.4).
+#: Relative tolerance for numbers in the AST check (docs/checking.md 5.4).
 AST_REL_TOL = 1e-9
-#: Relative tolerance for results in the exec check (SPEC 6).
+#: Relative tolerance for results in the exec check (docs/exec.md 6).
 EXEC_REL_TOL = 1e-6
 #: The only absolute tolerance: how near zero a number must be to equal an expected 0.
 ZERO_ABS_TOL = 1e-12
@@ -29,7 +30,7 @@ DASHES = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d
 
 
 def is_number(value: object) -> bool:
-    """True for int and float, never for bool (SPEC 5.3: bool is never a number)."""
+    """True for int and float, never for bool (docs/checking.md 5.3: bool is never a number)."""
     kind = type(value)
     if kind is int or kind is float:  # decoded values: the exact types, asked first
         return True
@@ -39,7 +40,7 @@ def is_number(value: object) -> bool:
 def numbers_equal(
     expected: int | float, received: int | float, rel_tol: float = AST_REL_TOL
 ) -> bool:
-    """Whether two numbers are equal (SPEC 5.4, 6): relative only.
+    """Whether two numbers are equal (docs/checking.md 5.4, 6): relative only.
 
     Equal when they differ by at most `rel_tol` times the larger magnitude (1e-9 for the AST
     check, 1e-6 for exec results), so 1.602e-19 and 3.2e-19 differ as 1.602 and 3.2 do.
@@ -72,7 +73,7 @@ _ASCII_PUNCT = re.compile(r"(?<![0-9])[!-/:-@\[-`{-~]|[!-/:-@\[-`{-~](?![0-9])")
 
 @lru_cache(maxsize=65536)
 def normalize_string(text: str) -> str:
-    """The default string normalisation of SPEC 5.4.
+    """The default string normalisation of docs/checking.md 5.4.
 
     NFKC (full-width digits and punctuation, ideographic space), case folding, every dash to
     `-`, whitespace removed, punctuation and symbols removed except between two digits and a
@@ -112,7 +113,7 @@ def values_equal(
     rel_tol: float = AST_REL_TOL,
     strict_strings: bool = False,
 ) -> bool:
-    """Generic equality of two JSON-like values under SPEC 5.4, with no declared type.
+    """Generic equality of two JSON-like values under docs/checking.md 5.4, with no declared type.
 
     Used where no doc says what the type is: exec results, `any` parameters, unions.
     An int and a float compare as numbers; a bool only equals a bool.

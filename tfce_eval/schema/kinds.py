@@ -1,4 +1,4 @@
-"""The one type vocabulary: what a parameter's declared `type` means (SPEC 3.3, 5.3).
+"""The one type vocabulary: what a parameter's declared `type` means (README "Data", 5.3).
 
 BFCL-style docs spell types many ways. Every spelling the harness knows is read here, once,
 as a `TypeName` (the canonical declared type, which `validate` and the wire schemas speak)

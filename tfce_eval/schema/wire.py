@@ -1,4 +1,4 @@
-"""Function docs as providers receive them: wire names and JSON Schema parameters (SPEC 3.3).
+"""Function docs as providers receive them: wire names and JSON Schema parameters (README "Data").
 
 The dataset's docs are kept unchanged for checking; this module derives what is sent.
 

@@ -20,7 +20,8 @@ class CheckMode(StrEnum):
 
 
 class MissingMode(StrEnum):
-    """Items of a scored category that the outputs file lacks (SPEC 9)."""
+    """Items of a scored category that the outputs file lacks (README "Scoring a file of
+    outputs")."""
 
     COUNT = "count"  # wrong, as no_call
     SKIP = "skip"  # left out of the denominator

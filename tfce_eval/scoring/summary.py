@@ -1,4 +1,4 @@
-"""summary.json: per-category and overall figures computed from score records (SPEC 8, 10).
+"""summary.json: per-category and overall figures computed from score records (docs/files.md 8, 10).
 
 The summary is a plain JSON-ready dict so that it is written, read back and rendered by the
 report without a second model of it. Shape:
