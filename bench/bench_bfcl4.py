@@ -11,16 +11,19 @@ decoded form `[{"name": {args}}]`. 2,000 cases, deterministic.
 
 `measure` times, from spawn to exit and alternately, `--repeat` times each:
 
-- `tfce-eval score OUTPUTS --data DIR --out TMP --check ast --json` (installed script);
+- `tfce-eval score OUTPUTS --data DIR --out TMP --check ast --json`: the project's
+  editable install (.venv), and with `--regular` a regular one (`pip install .` into
+  bench/.venv-regular, refreshed by bench/setup_regular_env.sh first);
 - BFCL's bare checker loop (`bfcl_loop.py --stub`: its heavy imports stubbed out);
 - the same loop with BFCL's real imports (what a BFCL user waits for);
 
-and prints the medians, the ratios, and the split of tfce-eval's own time (`--split`: one
-in-process run with timers around import, dataset, decoding, checking and writing).
+all in one environment in which compiled bytecode is cached (see `child_env`), and
+prints the medians, the ratios, and the split of tfce-eval's own time (`--split`:
+bfcl4_split.py, one in-process score with timers around each stage).
 
     bash bench/setup_bfcl_env.sh          # once
     .venv/bin/python bench/bench_bfcl4.py build
-    .venv/bin/python bench/bench_bfcl4.py measure --repeat 9 --split
+    .venv/bin/python bench/bench_bfcl4.py measure --repeat 9 --split --regular
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 OUT = HERE / "out" / "bfcl4"
 BFCL_PYTHON = HERE / ".venv-bfcl" / "bin" / "python"
+REGULAR = HERE / ".venv-regular"
+#: Where every timed command keeps its compiled bytecode (see child_env).
+PYCACHE = HERE / "out" / "pycache"
 CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple")
 MUTATIONS = (
     "wrong_value",
@@ -186,8 +192,25 @@ def build(out: Path) -> None:
 # -- measure ----------------------------------------------------------------------------------
 
 
-def tfce_command(out: Path, scratch: Path) -> list[str]:
-    script = Path(sys.executable).with_name("tfce-eval")
+def child_env(*, cache_bytecode: bool = True) -> dict[str, str]:
+    """The environment of every timed command, the same for both sides.
+
+    Bytecode is cached, as it is for anyone who runs a command twice: in a fresh
+    directory (bench/out/pycache) that both sides write on the warm-up run and read
+    afterwards, whatever PYTHONDONTWRITEBYTECODE says in the caller's environment (with
+    it set, Python compiles every module of tfce-eval from source at every start, while
+    BFCL's modules come precompiled by pip). `cache_bytecode=False` keeps the caller's
+    setting, for comparison.
+    """
+    env = dict(os.environ)
+    if cache_bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
+    return env
+
+
+def tfce_command(out: Path, scratch: Path, script: Path | None = None) -> list[str]:
+    script = script or Path(sys.executable).with_name("tfce-eval")
     head = [str(script)] if script.is_file() else [sys.executable, "-m", "tfce_eval"]
     return [
         *head,
@@ -203,163 +226,153 @@ def tfce_command(out: Path, scratch: Path) -> list[str]:
     ]
 
 
-def timed(cmd: list[str]) -> tuple[float, str]:
-    start = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    if done.returncode != 0:
-        raise SystemExit(f"{cmd[0]} failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    return wall, done.stdout
+def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """Wall seconds from spawn to exit, the child's CPU seconds (user + system), stdout."""
+    # Output goes to files, not pipes: wait4 must reap the child itself to read its rusage.
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode != 0:
+            message = err.read().decode("utf-8", "replace")[-3000:]
+            raise SystemExit(f"{cmd[0]} failed ({proc.returncode}):\n{message}")
+        return wall, usage.ru_utime + usage.ru_stime, out.read().decode("utf-8")
 
 
-def split_child(out: Path) -> None:
-    """`bench_bfcl4.py _split`: one in-process score with timers around each stage."""
-    t0 = time.perf_counter()
-    import tfce_eval.scoring.score as score
-    from tfce_eval.dataset.load import Dataset, load_dataset
-    from tfce_eval.scoring.options import CheckMode, ScoreOptions
-
-    t1 = time.perf_counter()
-    from tfce_eval.report import FailureSource, RunView, write_run_reports
-
-    t2 = time.perf_counter()
-    spent = dict.fromkeys(("outputs", "items", "decode", "check"), 0.0)
-
-    def timing(name: str, fn: Any) -> Any:
-        def wrapped(*args: Any, **kwargs: Any) -> Any:
-            start = time.perf_counter()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                spent[name] += time.perf_counter() - start
-
-        return wrapped
-
-    def timed_items(fn: Any) -> Any:
-        def wrapped(*args: Any, **kwargs: Any) -> Any:
-            items = fn(*args, **kwargs)
-            while True:
-                start = time.perf_counter()
-                try:
-                    item = next(items)
-                except StopIteration:
-                    return
-                finally:
-                    spent["items"] += time.perf_counter() - start
-                yield item
-
-        return wrapped
-
-    score.decode_output = timing("decode", score.decode_output)  # type: ignore[attr-defined]
-    score.check_item = timing("check", score.check_item)  # type: ignore[attr-defined]
-    score.index_outputs = timing("outputs", score.index_outputs)  # type: ignore[attr-defined]
-    Dataset.iter_items = timed_items(Dataset.iter_items)  # type: ignore[method-assign]
-    dataset = load_dataset(out / "data")
-    t3 = time.perf_counter()
-    with tempfile.TemporaryDirectory() as tmp:
-        result = score.score_outputs(
-            out / "outputs.jsonl", dataset, ScoreOptions(check=CheckMode.AST), Path(tmp)
-        )
-        t4 = time.perf_counter()
-        path = result.run_dir.path
-        view = RunView("bfcl4", path, result.summary, result.records, None)
-        write_run_reports(path, view, failure_source=FailureSource(dataset=dataset))
-        t5 = time.perf_counter()
-    own = (t4 - t3) - sum(spent.values())
-    print(
-        json.dumps(
-            {
-                "imports (scoring path)": t1 - t0,
-                "imports (report package)": t2 - t1,
-                "dataset index (load_dataset)": t3 - t2,
-                "items built (iter_items)": spent["items"],
-                "outputs indexed": spent["outputs"],
-                "decoding": spent["decode"],
-                "checking": spent["check"],
-                "scoring's own (records, summary, files)": own,
-                "reports": t5 - t4,
-            }
-        )
-    )
-
-
-def split(out: Path, repeat: int) -> dict[str, float]:
-    """The median of each stage over `repeat` fresh processes (see split_child)."""
+def split(out: Path, repeat: int, env: dict[str, str]) -> dict[str, float]:
+    """The median of each stage over `repeat` fresh processes (bfcl4_split.py)."""
     runs: list[dict[str, float]] = []
     for _ in range(repeat):
         done = subprocess.run(
-            [sys.executable, __file__, "_split"], capture_output=True, text=True, check=True
+            [sys.executable, str(HERE / "bfcl4_split.py"), str(out)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
         )
         runs.append(json.loads(done.stdout))
     return {k: statistics.median(r[k] for r in runs) for k in runs[0]}
 
 
-def measure(out: Path, repeat: int, with_split: bool, skip_real: bool) -> None:
+_LABELS = {
+    "tfce": "tfce-eval score, editable install",
+    "regular": "tfce-eval score, regular install",
+    "bare": "BFCL bare checker loop (stubbed)",
+    "real": "BFCL loop with its real imports",
+}
+
+
+def measure(
+    out: Path,
+    repeat: int,
+    *,
+    with_split: bool,
+    skip_real: bool,
+    regular: bool,
+    cache_bytecode: bool,
+) -> None:
     if not (out / "outputs.jsonl").is_file():
         raise SystemExit(f"no data in {out}: run `bench_bfcl4.py build` first")
-    runs: dict[str, list[float]] = {"tfce": [], "bare": [], "real": []}
+    if regular:  # a fresh copy of the code as it is now
+        subprocess.run(["bash", str(HERE / "setup_regular_env.sh")], check=True)
+    env = child_env(cache_bytecode=cache_bytecode)
+    runs: dict[str, list[float]] = {}
+    cpu: dict[str, list[float]] = {}
     reports: dict[str, Any] = {}
+    load = [os.getloadavg()[0]]
     with tempfile.TemporaryDirectory() as scratch:
         commands = {
-            "tfce": tfce_command(out, Path(scratch)),
+            "tfce": tfce_command(out, Path(scratch) / "editable"),
+            "regular": tfce_command(out, Path(scratch) / "regular", REGULAR / "bin" / "tfce-eval"),
             "bare": [str(BFCL_PYTHON), str(HERE / "bfcl_loop.py"), str(out), "--stub"],
             "real": [str(BFCL_PYTHON), str(HERE / "bfcl_loop.py"), str(out)],
         }
+        if not regular:
+            del commands["regular"]
         if skip_real:
             del commands["real"]
-        for cmd in commands.values():  # warm the file cache
-            timed(cmd)
+        for cmd in commands.values():  # warm the file and bytecode caches
+            timed(cmd, env)
         for _ in range(repeat):
             for name, cmd in commands.items():
-                wall, stdout = timed(cmd)
-                runs[name].append(wall)
+                wall, used, stdout = timed(cmd, env)
+                runs.setdefault(name, []).append(wall)
+                cpu.setdefault(name, []).append(used)
                 reports[name] = stdout
+    load.append(os.getloadavg()[0])
     tfce = json.loads(reports["tfce"])
     bare = json.loads(reports["bare"].strip().splitlines()[-1])
-    med = {k: statistics.median(v) for k, v in runs.items() if v}
+    med = {k: statistics.median(v) for k, v in runs.items()}
+    med_cpu = {k: statistics.median(v) for k, v in cpu.items()}
     python = sys.version.split()[0]
+    cached = "cached" if cache_bytecode else "as the environment says"
     print(f"2,000 cases (BFCL's four categories), median of {repeat}, Python {python}")
-    print(f"  tfce-eval score (end to end)      {med['tfce']:6.2f} s")
-    print(f"  BFCL bare checker loop (stubbed)  {med['bare']:6.2f} s")
+    print(f"  bytecode {cached}; load average {load[0]:.1f} before, {load[1]:.1f} after")
+    print(f"  {'':<36} {'wall':>7} {'(best)':>8} {'CPU':>7}")
+    for name, seconds in med.items():
+        best = min(runs[name])
+        print(f"  {_LABELS[name]:<36} {seconds:6.3f}s {best:7.3f}s {med_cpu[name]:6.3f}s")
+    for name, label in (("tfce", "editable"), ("regular", "regular")):
+        if name in med:
+            ratio, ratio_cpu = med[name] / med["bare"], med_cpu[name] / med_cpu["bare"]
+            print(
+                f"  {'ratio to the bare loop, ' + label:<36} {ratio:6.2f}  {'':>8}"
+                f"{ratio_cpu:6.2f}   (goal <= 1.0)"
+            )
     if "real" in med:
-        print(f"  BFCL loop with its real imports   {med['real']:6.2f} s")
-    print(f"  ratio tfce / bare                 {med['tfce'] / med['bare']:6.2f}  (goal <= 1.0)")
-    if "real" in med:
-        print(f"  ratio tfce / real                 {med['tfce'] / med['real']:6.2f}")
+        print(f"  {'ratio to BFCL with its imports':<36} {med['tfce'] / med['real']:6.2f}")
     micro = tfce["overall"]["micro"]
     print(
         f"  valid: tfce-eval {micro['correct']} of {micro['total']}, "
         f"BFCL {bare['valid']} of {bare['cases']}"
     )
     print(
-        f"  inside BFCL's bare loop: import {bare['import_s']:.3f} s, "
+        f"  inside BFCL's bare loop (last run): import {bare['import_s']:.3f} s, "
         f"load {bare['load_s']:.3f} s, check {bare['check_s']:.3f} s"
     )
     if with_split:
-        parts = split(out, repeat)
+        parts = split(out, repeat, env)
         total = sum(parts.values())
         print("  tfce-eval in-process split:")
         for name, seconds in parts.items():
-            print(f"    {name:<32} {seconds:6.3f} s")
-        print(f"    {'total':<32} {total:6.3f} s")
+            print(f"    {name:<40} {seconds:6.3f} s")
+        print(f"    {'total':<40} {total:6.3f} s")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("build")
-    sub.add_parser("_split")
     m = sub.add_parser("measure")
     m.add_argument("--repeat", type=int, default=9)
     m.add_argument("--split", action="store_true")
     m.add_argument("--skip-real", action="store_true", help="skip BFCL with its real imports")
+    m.add_argument(
+        "--regular",
+        action="store_true",
+        help="also time a regular (not editable) install (bench/setup_regular_env.sh)",
+    )
+    m.add_argument(
+        "--no-bytecode-cache",
+        action="store_true",
+        help="keep the environment's PYTHONDONTWRITEBYTECODE (see child_env)",
+    )
     args = parser.parse_args()
     if args.command == "build":
         build(OUT)
-    elif args.command == "_split":
-        split_child(OUT)
     else:
-        measure(OUT, args.repeat, args.split, args.skip_real)
+        measure(
+            OUT,
+            args.repeat,
+            with_split=args.split,
+            skip_real=args.skip_real,
+            regular=args.regular,
+            cache_bytecode=not args.no_bytecode_cache,
+        )
 
 
 if __name__ == "__main__":
