@@ -136,6 +136,14 @@ def test_under_faults_every_item_ends_once_and_a_resumed_run_completes_it(server
     assert sorted(asked(server)) == ["run_parallel_1", "run_parallel_2"]
     assert (second.resumed, second.asked, second.request_errors) == (14, 2, 0)
     assert [r.id for r in second.score.records if not r.valid] == ["run_parallel_0"]
+    # Re-asked request errors are appended: their ids are on two lines, first the request
+    # error, then the answer. That is a resume, not a duplicate: nothing to warn about.
+    ids = [r["id"] for r in outputs(second.run_dir)]
+    assert (
+        sorted(i for i in ids if ids.count(i) > 1)
+        == ["run_parallel_1"] * 2 + ["run_parallel_2"] * 2
+    )
+    assert second.score.warnings == ()
     meta = json.loads((second.run_dir / "run.json").read_text())
     assert [s["status"] for s in meta["sessions"]] == ["sent", "sent"]
 

@@ -218,6 +218,55 @@ def test_duplicate_ids_are_a_warning_with_count_and_first_ids(
     ]
 
 
+def request_error_line(line: str) -> str:
+    """The line `run` writes for an item it could not ask, for the item of `line`."""
+    record = json.loads(line)
+    failed = {"raw": None, "calls": None, "error": "HTTP 503 (3 attempts)", "usage": None}
+    return json.dumps({"id": record["id"], **failed, "latency_s": None})
+
+
+def test_request_errors_followed_by_an_answer_are_what_a_resume_leaves_no_warning(
+    tmp_path: Path, perfect: Path
+) -> None:
+    lines = perfect.read_text(encoding="utf-8").splitlines()
+    resumed = tmp_path / "resumed.jsonl"
+    # Asked, failed, asked again (failed twice for lines[1]) and answered: appended.
+    errors = [request_error_line(lines[i]) for i in (0, 1, 1, 2)]
+    resumed.write_text("\n".join([*errors, *lines]) + "\n", "utf-8")
+    index = index_outputs(resumed)
+    assert (index.duplicates, index.replaced_answers) == ((), ())
+    result = score_outputs(resumed, load_dataset(), AST, tmp_path / "out")
+    assert result.warnings == ()
+    assert result.summary["overall"]["micro"]["accuracy"] == 1.0
+
+
+def test_an_answer_replaced_by_a_later_request_error_is_a_warning(
+    tmp_path: Path, perfect: Path
+) -> None:
+    lines = perfect.read_text(encoding="utf-8").splitlines()
+    ids = [json.loads(line)["id"] for line in lines]
+    odd = tmp_path / "odd.jsonl"
+    tail = [
+        request_error_line(lines[2]),  # answer, then a request error: the error counts
+        request_error_line(lines[3]),  # answer, error, answer: two answers
+        lines[3],
+        request_error_line(lines[4]),  # answer, error, error: still the answer replaced
+        request_error_line(lines[4]),
+    ]
+    odd.write_text("\n".join([*lines, *tail]) + "\n", "utf-8")
+    index = index_outputs(odd)
+    assert (index.duplicates, index.replaced_answers) == ((ids[3],), (ids[2], ids[4]))
+    result = score_outputs(odd, load_dataset(), AST, tmp_path / "out")
+    assert list(result.warnings) == [
+        f"{odd}: 1 ids are answered on more than one line; the last line of each counts "
+        f"(first: {ids[3]})",
+        f"{odd}: 2 ids have a request error on a line after their answer; the last line "
+        f"counts, so they are request errors (first: {ids[2]}, {ids[4]})",
+    ]
+    failed = sorted(r.id for r in result.records if r.error_type == "request_error")
+    assert failed == sorted([ids[2], ids[4]])
+
+
 def test_a_file_with_bare_cr_line_ends_is_not_taken_for_a_torn_line(
     tmp_path: Path, perfect: Path
 ) -> None:

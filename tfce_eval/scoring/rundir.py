@@ -1,4 +1,4 @@
-"""The files of a run directory (SPEC 8) and how they are written and read.
+"""The files of a run directory (docs/files.md 8) and how they are written and read.
 
 Every file name lives here. Whole files (scores, summary, run.json, reports) are written to a
 temporary file in the same directory and renamed into place, so a reader never sees half a
@@ -35,6 +35,7 @@ __all__ = [
     "RunDir",
     "dumps",
     "index_outputs",
+    "is_request_error",
     "iter_json_lines",
     "read_json",
     "read_scores",
@@ -150,6 +151,18 @@ def _object(record: Record, path: Path) -> dict[str, Any]:
     return record.value
 
 
+#: The keys that hold an answer (docs/decoding.md 4.2); a line with none of them but an
+#: `error` is a request error: the model could not be asked.
+_ANSWER_KEYS = ("raw", "calls", "tool_calls", "content", "result", "text")
+
+
+def is_request_error(record: Mapping[str, Any]) -> bool:
+    """True for an outputs line that says the model could not be asked (docs/files.md 8.2)."""
+    if not record.get("error"):
+        return False
+    return all(record.get(k) is None for k in _ANSWER_KEYS)
+
+
 def iter_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (line number, object) for each non-blank line; any bad line is a DataError.
 
@@ -166,14 +179,18 @@ class OutputsIndex:
     Kept instead of the answers themselves so that 100,000 items can be scored in little
     memory: an answer is read back when its item is checked. A file of at most
     `KEEP_PARSED_BYTES` is small enough to keep as read (`held`), which spares parsing each
-    line twice. `duplicates`: ids answered on more than one line, in file order (the last
-    line counts).
+    line twice. The last line of an id counts. Lines before it that are request errors are
+    what a resumed run leaves (it asks those items again and appends), so they are not
+    listed; `duplicates`: ids with two or more answers (not request errors);
+    `replaced_answers`: ids whose last line is a request error after an answer (`run`
+    never writes one; a file from elsewhere may). Both in the order they were found.
     """
 
     path: Path
     offsets: Mapping[str, tuple[int, int]]
     torn_tail: bool  # the file ends in an incomplete line (a run was killed mid-write)
     duplicates: tuple[str, ...] = ()
+    replaced_answers: tuple[str, ...] = ()
     held: Mapping[str, dict[str, Any]] | None = None
 
     @contextmanager
@@ -206,15 +223,17 @@ class OutputsIndex:
 
 
 def index_outputs(path: Path, *, tolerate_torn_tail: bool = False) -> OutputsIndex:
-    """Index an outputs file by id. A later line for the same id replaces an earlier one
-    (and the id is listed in `duplicates`, for a warning).
+    """Index an outputs file by id. A later line for the same id replaces an earlier one;
+    an id with an earlier answer is listed in `duplicates` or `replaced_answers`, for a
+    warning (an earlier request error is not: a resumed run asked it again).
 
     `tolerate_torn_tail`: a last line without its newline that is not valid JSON is dropped
     (what a killed run leaves); otherwise it is an error like any bad line. A file whose
     lines end in a bare CR is an error that says so, never taken for a torn line.
     """
     offsets: dict[str, tuple[int, int]] = {}
-    duplicates: dict[str, None] = {}
+    failed: set[str] = set()  # ids whose last line so far is a request error
+    repeated: dict[str, bool] = {}  # ids on several lines: whether an earlier one answers
     try:
         size = path.stat().st_size
     except FileNotFoundError:
@@ -235,15 +254,20 @@ def index_outputs(path: Path, *, tolerate_torn_tail: bool = False) -> OutputsInd
             )
         key = str(item_id)
         if key in offsets:
-            duplicates[key] = None
+            repeated[key] = repeated.get(key, False) or key not in failed
         offsets[key] = (record.offset, record.line)
+        if is_request_error(obj):
+            failed.add(key)
+        else:
+            failed.discard(key)
         if held is not None:
             held[key] = obj
     return OutputsIndex(
         path=path,
         offsets=offsets,
         torn_tail=lines.torn_tail,
-        duplicates=tuple(duplicates),
+        duplicates=tuple(k for k, answered in repeated.items() if answered and k not in failed),
+        replaced_answers=tuple(k for k, answered in repeated.items() if answered and k in failed),
         held=held,
     )
 

@@ -3,7 +3,7 @@
 Outputs are indexed by id (byte offsets, not contents) and items are streamed from the
 dataset one at a time, so memory stays flat however many items there are. Each answer is
 decoded by the shared decoder, checked by the AST checker and, where the item's functions are
-implemented, by executing the calls (SPEC 6).
+implemented, by executing the calls (docs/exec.md 6).
 
 scores.jsonl and summary.json are written to temporary names and renamed into place
 together at the end, after the reports they make stale (report.md, report.html) are removed:
@@ -43,6 +43,7 @@ from tfce_eval.scoring.rundir import (
     OutputsIndex,
     RunDir,
     index_outputs,
+    is_request_error,
 )
 from tfce_eval.scoring.summary import UsageStats, exec_skipped, summarize
 from tfce_eval.scoring.writing import StagedLines, Staging, dumps_strict
@@ -85,13 +86,6 @@ def _check_unknown_ids(index: OutputsIndex, dataset: Dataset) -> None:
                 hint="score the file against the dataset it was produced from (--data), "
                 "or remove the line",
             )
-
-
-def _is_request_error(record: Mapping[str, Any]) -> bool:
-    if not record.get("error"):
-        return False
-    payload_keys = ("raw", "calls", "tool_calls", "content", "result", "text")
-    return all(record.get(k) is None for k in payload_keys)
 
 
 def _open_executor(stack: ExitStack, dataset: Dataset, options: ScoreOptions) -> Executor | None:
@@ -251,7 +245,7 @@ def _score_one(
     else:
         record = read(item.id)
         usage.add(record.get("usage"), record.get("latency_s"))
-        if _is_request_error(record):
+        if is_request_error(record):
             ast = Verdict(False, ErrorCode.REQUEST_ERROR, str(record["error"]), {})
             decoded = DecodeResult(calls=None, error=str(record["error"]))
         else:
@@ -330,6 +324,12 @@ def _warnings(index: OutputsIndex, outputs: Path) -> list[str]:
         warnings.append(
             f"{outputs}: {len(dup)} ids are answered on more than one line; the last line of "
             f"each counts (first: {_first_ids(dup)})"
+        )
+    if index.replaced_answers:
+        lost = list(index.replaced_answers)
+        warnings.append(
+            f"{outputs}: {len(lost)} ids have a request error on a line after their answer; "
+            f"the last line counts, so they are request errors (first: {_first_ids(lost)})"
         )
     return warnings
 
