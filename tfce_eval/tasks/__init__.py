@@ -46,25 +46,25 @@ class Builtin:
 
 
 BUILTINS: tuple[Builtin, ...] = (
-    Builtin("tfce", TaskKind.FC, "BFCL questions/ + answers/", "telecom function calls", ""),
+    Builtin("tfce", TaskKind.FC, "BFCL/TFCE", "telecom function calls", ""),
     Builtin(
         "telco-qna",
         TaskKind.QA,
-        "Telco-Retrieve split + chunks",
+        "Telco-Retrieve",
         "3GPP questions: mc, tf, open",
         "telco-qna",
     ),
     Builtin(
         "qasper-rag",
         TaskKind.RETRIEVAL,
-        "HF/MTEB (QASPER-RAG)",
+        "HF/MTEB",
         "paper chunks; also qa",
         "qasper-rag",
     ),
     Builtin(
         "conditionalqa",
         TaskKind.RETRIEVAL,
-        "chunk spans (ConditionalQA)",
+        "chunk spans",
         "span gold, plain + coref",
         "conditionalqa",
     ),
