@@ -58,8 +58,8 @@ def _size(task: TaskKind, counts: dict[str, int]) -> str:
         return f"{counts['items']} items"
     if task is TaskKind.RETRIEVAL:
         return f"{counts['queries']} queries, {counts['chunks']} chunks"
-    detail = ", ".join(f"{n} {k}" for k, n in counts.items() if k != "questions")
-    return f"{counts['questions']} questions ({detail})"
+    detail = " ".join(f"{n} {k}" for k, n in counts.items() if k != "questions")
+    return f"{counts['questions']} ({detail})"
 
 
 def describe_builtins() -> list[BuiltinRow]:
