@@ -818,7 +818,12 @@ def test_lookups_of_unknown_ids(tmp_path: Path) -> None:
     assert [i.id for i in data.iter_items(categories=[Category.SIMPLE], ids=["s_1"])] == ["s_1"]
 
 
-def test_a_file_changed_after_loading_is_an_error(tmp_path: Path) -> None:
+def test_a_file_changed_after_loading_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dataset too large to keep parsed is read back by offset: a line that moved since
+    loading is an error, never another item's record."""
+    monkeypatch.setattr("tfce_eval.dataset.index.KEEP_PARSED_BYTES", 0)
     root = simple_dataset(tmp_path, n=3)
     data = load_dataset(root)
     path = root / "questions" / "simple.jsonl"
@@ -828,3 +833,14 @@ def test_a_file_changed_after_loading_is_an_error(tmp_path: Path) -> None:
         data.get("s_0")
     assert "changed" in caught.value.message and caught.value.path == str(path)
     assert data.get("s_2").id == "s_2"  # same length lines: s_2 did not move
+
+
+def test_a_small_dataset_is_parsed_once(tmp_path: Path) -> None:
+    """A small dataset keeps the records it loaded: its items are built from them, so a
+    file changed (or removed) after loading changes nothing."""
+    root = simple_dataset(tmp_path, n=3)
+    data = load_dataset(root)
+    (root / "questions" / "simple.jsonl").write_text("", encoding="utf-8")
+    (root / "answers" / "simple.jsonl").unlink()
+    assert [i.id for i in data.iter_items()] == ["s_0", "s_1", "s_2"]
+    assert data.get("s_1").expected[0].params["x"].values == (1,)

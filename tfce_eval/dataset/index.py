@@ -1,8 +1,10 @@
 """The one pass over a dataset's files that `load_dataset` and `validate` share.
 
 Answers files are indexed first (id -> file, offset, line), then question files (id ->
-file, offset, line, category). Each record is parsed once; a question whose answer needs its
-docs to tell the answer style re-reads that one answer line. Every problem goes to a
+file, offset, line, category). Each record is parsed once. A small dataset keeps the records
+it accepts (`records.KEEP_PARSED_BYTES`), so its items are built without reading the files
+again; in a larger one, a question whose answer needs its docs to tell the answer style
+re-reads that one answer line, and items are read back by offset. Every problem goes to a
 reporter, which raises on the first error when loading and collects them all when validating,
 so the file parsing is written once.
 """
@@ -11,9 +13,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from contextlib import suppress
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from tfce_eval.dataset.category import parse_category, unsupported_category
 from tfce_eval.dataset.discovery import Layout
@@ -27,113 +29,19 @@ from tfce_eval.dataset.groundtruth import (
     vote_with_docs,
     vote_without_docs,
 )
-from tfce_eval.errors import DataError
+from tfce_eval.dataset.records import (
+    KEEP_PARSED_BYTES,
+    AnswerLoc,
+    QuestionLoc,
+    Reporter,
+    Source,
+    doc_objects,
+)
 from tfce_eval.jsonl import LineReader, Record, json_type
-from tfce_eval.model import AnswerStyle, Category, Finding, FunctionDoc, Level
+from tfce_eval.model import AnswerStyle, Category, FunctionDoc
 
 _CATEGORY_NAMES = ", ".join(c.value for c in Category)
 _ORPHANS_SHOWN = 5
-
-
-class QuestionLoc(NamedTuple):
-    file: int
-    offset: int
-    line: int
-    category: Category
-
-
-class AnswerLoc(NamedTuple):
-    file: int
-    offset: int
-    line: int
-
-
-@dataclass(frozen=True)
-class Source:
-    """A dataset file; whole-file JSON keeps its records, JSON Lines is re-read by offset."""
-
-    path: Path
-    held: tuple[Any, ...] | None
-
-    def record(self, offset: int, line: int, item_id: str, reader: LineReader) -> dict[str, Any]:
-        """The record of `item_id` found at load time; DataError if the file has changed."""
-        value = self.held[offset] if self.held is not None else reader.read(self.path, offset, line)
-        if not isinstance(value, dict) or value.get("id") != item_id:
-            raise DataError(
-                "the file changed after it was loaded",
-                path=str(self.path),
-                line=line,
-                item_id=item_id,
-                hint="load the dataset again",
-            )
-        return value
-
-
-class Reporter:
-    """Raises on the first error (loading) or collects every problem (validating)."""
-
-    def __init__(self, strict: bool) -> None:
-        self.strict = strict
-        self.problems: list[Finding] = []
-
-    def error(
-        self,
-        message: str,
-        *,
-        path: Path | str | None,
-        line: int | None = None,
-        item_id: str | None = None,
-        hint: str | None = None,
-    ) -> None:
-        where = None if path is None else str(path)
-        if self.strict:
-            raise DataError(message, path=where, line=line, item_id=item_id, hint=hint)
-        self.problems.append(Finding(Level.ERROR, message, where, line or None, item_id, hint))
-
-    def warning(
-        self,
-        message: str,
-        *,
-        path: Path | str | None,
-        line: int | None = None,
-        item_id: str | None = None,
-        hint: str | None = None,
-    ) -> None:
-        where = None if path is None else str(path)
-        self.problems.append(Finding(Level.WARNING, message, where, line or None, item_id, hint))
-
-
-def doc_objects(item: Mapping[str, Any]) -> list[dict[str, Any]] | str:
-    """An item's function docs as objects that each have a name, or what is wrong with them.
-
-    `function` (or `functions`) is one doc or a list of them; a doc wrapped OpenAI-style as
-    `{"type": "function", "function": {...}}` is unwrapped.
-    """
-    raw = item.get("function", item.get("functions"))
-    if raw is None:
-        return 'the item has no "function" docs'
-    docs: list[dict[str, Any]] = []
-    for index, doc in enumerate(raw if isinstance(raw, list) else [raw]):
-        if isinstance(doc, dict) and doc.get("type") == "function" and "function" in doc:
-            doc = doc["function"]
-        if not isinstance(doc, dict):
-            return f"function doc {index} is not an object"
-        name = doc.get("name")
-        if not isinstance(name, str) or not name:
-            return f"function doc {index} has no name"
-        docs.append(doc)
-    return docs
-
-
-def parse_docs(item: Mapping[str, Any]) -> tuple[FunctionDoc, ...] | str:
-    """An item's function docs (see `doc_objects`), or what is wrong with them."""
-    docs = doc_objects(item)
-    if isinstance(docs, str):
-        return docs
-    return tuple(
-        FunctionDoc(d["name"], d["description"] if isinstance(d.get("description"), str) else "", d)
-        for d in docs
-    )
 
 
 class Indexer:
@@ -155,8 +63,10 @@ class Indexer:
         self._needs_docs: set[str] = set()
         self._rejected: set[str] = set()
         self._field_categories: dict[str, Category | None] = {}
+        self._hold = False
 
     def run(self) -> None:
+        self._hold = self._size() <= KEEP_PARSED_BYTES
         for path in self.layout.answers:
             self._index_answers(*self._open(path))
         with LineReader() as reader:
@@ -181,11 +91,29 @@ class Indexer:
             return path.relative_to(root).as_posix()
         return path.name
 
+    def _size(self) -> int:
+        """The bytes of every file of the layout (those that cannot be read count as 0:
+        reading them reports why)."""
+        total = 0
+        for path in [p for p, _ in self.layout.questions] + list(self.layout.answers):
+            with suppress(OSError):
+                total += path.stat().st_size
+        return total
+
     def _open(self, path: Path) -> tuple[int, JsonFile]:
         handle = JsonFile(path)
-        held = None if handle.kind is FileKind.JSON_LINES else tuple(handle.held)
+        if handle.kind is not FileKind.JSON_LINES:
+            held: dict[int, Any] | None = dict(enumerate(handle.held))
+        else:
+            held = {} if self._hold else None
         self.sources.append(Source(path, held))
         return len(self.sources) - 1, handle
+
+    def _keep(self, file: int, offset: int, value: dict[str, Any]) -> None:
+        """Keep an accepted record of a JSON Lines file of a small dataset."""
+        held = self.sources[file].held
+        if held is not None:
+            held[offset] = value
 
     def _records(self, handle: JsonFile) -> Iterator[tuple[Record, dict[str, Any], str]]:
         """The sound records of a file as (record, object, id); the others are reported."""
@@ -260,6 +188,7 @@ class Indexer:
                 )
                 continue
             self.answers[item_id] = AnswerLoc(file, record.offset, record.line)
+            self._keep(file, record.offset, value)
             vote = vote_without_docs(value["ground_truth"], calls)
             if vote is not Vote.NONE:
                 evidence.add(vote, record.line)
@@ -294,6 +223,7 @@ class Indexer:
                 self._rejected.add(item_id)
                 continue
             self.questions[item_id] = QuestionLoc(file, record.offset, record.line, category)
+            self._keep(file, record.offset, value)
             if item_id in self._needs_docs:
                 self._vote_with_docs(item_id, docs, reader)
 

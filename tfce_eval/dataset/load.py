@@ -24,14 +24,8 @@ from typing import Any
 from tfce_eval.dataset.category import parse_category
 from tfce_eval.dataset.discovery import Layout, discover
 from tfce_eval.dataset.groundtruth import GroundTruthError, expected_calls
-from tfce_eval.dataset.index import (
-    AnswerLoc,
-    Indexer,
-    QuestionLoc,
-    Reporter,
-    Source,
-    parse_docs,
-)
+from tfce_eval.dataset.index import Indexer
+from tfce_eval.dataset.records import AnswerLoc, QuestionLoc, Reporter, Source, parse_docs
 from tfce_eval.errors import DataError
 from tfce_eval.jsonl import LineReader
 from tfce_eval.model import (
