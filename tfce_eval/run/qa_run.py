@@ -79,7 +79,8 @@ def select_qa_ids(dataset: QaDataset, config: RunConfig) -> list[str]:
 def _identity(
     dataset: QaDataset, provider: Provider, config: RunConfig, spec: ContextSpec, ids: list[str]
 ) -> RunIdentity:
-    kinds = {item.answer_type for item in dataset.items if item.id in set(ids)}
+    chosen = set(ids)
+    kinds = {item.answer_type for item in dataset.items if item.id in chosen}
     return RunIdentity(
         dataset_sha256=dataset.sha256,
         provider=provider.name,
