@@ -2,7 +2,7 @@
 
 Run once from the repository root after editing the sources:
 
-    .venv/bin/python tfce_eval/builtin/qasper-rag/source/build.py
+    .venv/bin/python scripts/build_qasper_rag.py
 
 It writes the HF/MTEB layout of QASPER-RAG next to this folder: corpus/, queries/,
 qrels/, answers/, top_ranked/ (every chunk of the question's paper) and retrieved_docs/
@@ -20,7 +20,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
+#: The sources the built-in dataset is made from, beside it in the package.
+HERE = Path(__file__).resolve().parent.parent / "tfce_eval" / "builtin" / "qasper-rag" / "source"
 SPLITS = ("test", "dev")
 RETRIEVED = 10
 

@@ -2,7 +2,7 @@
 
 Run once from the repository root after editing the sources:
 
-    .venv/bin/python tfce_eval/builtin/conditionalqa/source/build.py
+    .venv/bin/python scripts/build_conditionalqa.py
 
 It writes the chunk-span layout of ConditionalQA's chunk-level retrieval set next to this
 folder. Each page becomes one source document: its passages (headings, and each sentence
@@ -22,7 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
+#: The sources the built-in dataset is made from, beside it in the package.
+HERE = Path(__file__).resolve().parent.parent / "tfce_eval" / "builtin" / "conditionalqa" / "source"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z{])")
 _MARK = re.compile(r"\{([^|{}]*)\|([^|{}]*)\}")
 
