@@ -32,7 +32,7 @@ from typing import Any
 
 from tfce_eval.jsonl import json_type
 from tfce_eval.model import AnswerStyle, ExpectedCall, ExpectedParam
-from tfce_eval.schema.wire import declared_kinds
+from tfce_eval.schema.kinds import TypeName, declared_kinds
 
 
 class GroundTruthError(ValueError):
@@ -95,11 +95,16 @@ def first_single_value(calls: Sequence[tuple[str, Mapping[str, Any]]]) -> str | 
     return None
 
 
-def vote_without_docs(ground_truth: Any, calls: Sequence[tuple[str, Mapping[str, Any]]]) -> Vote:
-    """The evidence that needs no docs: TFCE for an object or a single value, else NONE."""
-    if isinstance(ground_truth, dict) and calls:
+def vote_without_docs(
+    ground_truth: Any, calls: Sequence[tuple[str, Mapping[str, Any]]], single: str | None
+) -> Vote:
+    """The evidence that needs no docs: TFCE for an object or a single value, else NONE.
+
+    `single` is `first_single_value(calls)`, which the caller needs too.
+    """
+    if single is not None or (isinstance(ground_truth, dict) and calls):
         return Vote.TFCE
-    return Vote.TFCE if first_single_value(calls) is not None else Vote.NONE
+    return Vote.NONE
 
 
 def vote_with_docs(
@@ -116,15 +121,33 @@ def vote_with_docs(
     return votes.pop() if len(votes) == 1 else Vote.NONE
 
 
+#: Declared kinds by the `type` string of a schema: a file names a few types many times.
+_KINDS_OF_TYPE: dict[str, frozenset[TypeName] | None] = {}
+
+
+def _kinds(schema: Any) -> frozenset[TypeName] | None:
+    """`declared_kinds(schema)`, remembered for schemas whose `type` is a string."""
+    declared = schema.get("type") if type(schema) is dict else None
+    if type(declared) is not str:
+        return declared_kinds(schema)
+    try:
+        return _KINDS_OF_TYPE[declared]
+    except KeyError:
+        if len(_KINDS_OF_TYPE) >= 1_000:
+            _KINDS_OF_TYPE.clear()
+        found = _KINDS_OF_TYPE[declared] = declared_kinds(schema)
+        return found
+
+
 def _param_vote(value: Any, schema: Any) -> Vote:
     if not isinstance(value, list):
         return Vote.TFCE
-    kinds = declared_kinds(schema)
+    kinds = _kinds(schema)
     if kinds is None:
         return Vote.NONE
     if "array" not in kinds:
         return Vote.BFCL
-    if len(kinds) > 1 or "array" in (declared_kinds(schema.get("items")) or ()):
+    if len(kinds) > 1 or "array" in (_kinds(schema.get("items")) or ()):
         return Vote.NONE
     elements = [e for e in value if e != ""]
     if not elements:
@@ -173,9 +196,16 @@ class StyleEvidence:
 
 def expected_calls(ground_truth: Any, style: AnswerStyle) -> tuple[ExpectedCall, ...]:
     """The ground truth as expected calls; GroundTruthError if it cannot be read in `style`."""
+    return calls_expected(split_calls(ground_truth), style)
+
+
+def calls_expected(
+    calls: Sequence[tuple[str, Mapping[str, Any]]], style: AnswerStyle
+) -> tuple[ExpectedCall, ...]:
+    """`expected_calls` of a ground truth already split (`split_calls`)."""
     return tuple(
         ExpectedCall(name, {p: _expected_param(name, p, v, style) for p, v in params.items()})
-        for name, params in split_calls(ground_truth)
+        for name, params in calls
     )
 
 
@@ -188,6 +218,6 @@ def _expected_param(function: str, param: str, value: Any, style: AnswerStyle) -
             "BFCL-style answers list every acceptable value ([value]); if the whole file "
             "gives one value per parameter, read it as TFCE style (--answer-style tfce)",
         )
-    return ExpectedParam(
-        tuple(v for v in value if v != ""), may_omit="" in value, nested_alternatives=True
-    )
+    if "" in value:
+        return ExpectedParam(tuple([v for v in value if v != ""]), True, True)
+    return ExpectedParam(tuple(value), False, True)

@@ -36,6 +36,7 @@ from tfce_eval.dataset.records import (
     Reporter,
     Source,
     doc_objects,
+    function_docs,
 )
 from tfce_eval.jsonl import LineReader, Record, json_type
 from tfce_eval.model import AnswerStyle, Category, FunctionDoc
@@ -64,6 +65,11 @@ class Indexer:
         self._rejected: set[str] = set()
         self._field_categories: dict[str, Category | None] = {}
         self._hold = False
+        #: Of a dataset small enough to keep parsed (`records.KEEP_PARSED_BYTES`): each
+        #: answer's expected calls as split by `split_calls`, and the docs of the items
+        #: whose answer style needed them, so that items are built without doing it again.
+        self.calls: dict[str, list[tuple[str, Mapping[str, Any]]]] = {}
+        self.functions: dict[str, tuple[FunctionDoc, ...]] = {}
 
     def run(self) -> None:
         self._hold = self._size() <= KEEP_PARSED_BYTES
@@ -189,12 +195,14 @@ class Indexer:
                 continue
             self.answers[item_id] = AnswerLoc(file, record.offset, record.line)
             self._keep(file, record.offset, value)
-            vote = vote_without_docs(value["ground_truth"], calls)
+            if self._hold:
+                self.calls[item_id] = calls
+            where = first_single_value(calls)
+            vote = vote_without_docs(value["ground_truth"], calls, where)
             if vote is not Vote.NONE:
                 evidence.add(vote, record.line)
             elif calls:
                 self._needs_docs.add(item_id)
-            where = first_single_value(calls)
             if where is not None and file not in self._single_value:
                 self._single_value[file] = (record.line, item_id, where)
 
@@ -267,10 +275,14 @@ class Indexer:
 
     def _vote_with_docs(self, item_id: str, docs: list[dict[str, Any]], reader: LineReader) -> None:
         loc = self.answers[item_id]
-        answer = self.sources[loc.file].record(loc.offset, loc.line, item_id, reader)
-        calls = split_calls(answer["ground_truth"])
-        properties = {d["name"]: FunctionDoc(d["name"], "", d).properties for d in docs}
-        vote = vote_with_docs(calls, properties)
+        calls = self.calls.get(item_id)
+        if calls is None:
+            answer = self.sources[loc.file].record(loc.offset, loc.line, item_id, reader)
+            calls = split_calls(answer["ground_truth"])
+        functions = function_docs(docs)
+        if self._hold:  # the item is built from them later
+            self.functions[item_id] = functions
+        vote = vote_with_docs(calls, {f.name: f.properties for f in functions})
         self._evidence[loc.file].add(vote, loc.line)
 
     def _join(self) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 
 from tfce_eval.dataset.category import parse_category
 from tfce_eval.dataset.discovery import Layout, discover
-from tfce_eval.dataset.groundtruth import GroundTruthError, expected_calls
+from tfce_eval.dataset.groundtruth import GroundTruthError, calls_expected, expected_calls
 from tfce_eval.dataset.index import Indexer
 from tfce_eval.dataset.records import AnswerLoc, QuestionLoc, Reporter, Source, parse_docs
 from tfce_eval.errors import DataError
@@ -33,6 +33,7 @@ from tfce_eval.model import (
     AnswerStyle,
     Category,
     Finding,
+    FunctionDoc,
     Item,
     Level,
     SourceRef,
@@ -62,6 +63,9 @@ class Dataset:
     _questions: Mapping[str, QuestionLoc] = field(repr=False)
     _answers: Mapping[str, AnswerLoc] = field(repr=False)
     _order: tuple[str, ...] = field(repr=False)
+    #: A small dataset's split ground truth and parsed docs, from loading (see Indexer).
+    _calls: Mapping[str, list[tuple[str, Mapping[str, Any]]]] = field(repr=False)
+    _functions: Mapping[str, tuple[FunctionDoc, ...]] = field(repr=False)
 
     def __len__(self) -> int:
         return len(self._order)
@@ -126,16 +130,21 @@ class Dataset:
     def _build(self, item_id: str, loc: QuestionLoc, reader: LineReader) -> Item:
         source = self._sources[loc.file]
         value = source.record(loc.offset, loc.line, item_id, reader)
-        docs = parse_docs(value)
+        docs = self._functions.get(item_id) or parse_docs(value)
         if isinstance(docs, str):  # the index checked it; only a changed file gets here
             raise DataError(docs, path=str(source.path), line=loc.line, item_id=item_id)
         expected: tuple[Any, ...] = ()
         answer = self._answers.get(item_id)
         if answer is not None:
             answers = self._sources[answer.file]
-            gt = answers.record(answer.offset, answer.line, item_id, reader)["ground_truth"]
+            style = self.answer_styles[answers.path]
             try:
-                expected = expected_calls(gt, self.answer_styles[answers.path])
+                calls = self._calls.get(item_id)
+                if calls is not None:
+                    expected = calls_expected(calls, style)
+                else:
+                    gt = answers.record(answer.offset, answer.line, item_id, reader)
+                    expected = expected_calls(gt["ground_truth"], style)
             except GroundTruthError as exc:
                 raise DataError(
                     exc.message,
@@ -205,6 +214,8 @@ def _load(
         _questions=index.questions,
         _answers=index.answers,
         _order=tuple(sorted(index.questions, key=natural_key)),
+        _calls=index.calls,
+        _functions=index.functions,
     )
     return dataset, tuple(reporter.problems)
 

@@ -126,7 +126,16 @@ def parse_docs(item: Mapping[str, Any]) -> tuple[FunctionDoc, ...] | str:
     docs = doc_objects(item)
     if isinstance(docs, str):
         return docs
+    return function_docs(docs)
+
+
+def function_docs(docs: list[dict[str, Any]]) -> tuple[FunctionDoc, ...]:
+    """The records of docs that `doc_objects` accepted."""
     return tuple(
-        FunctionDoc(d["name"], d["description"] if isinstance(d.get("description"), str) else "", d)
-        for d in docs
+        [
+            FunctionDoc(
+                d["name"], d["description"] if isinstance(d.get("description"), str) else "", d
+            )
+            for d in docs
+        ]
     )
