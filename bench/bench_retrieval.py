@@ -81,33 +81,51 @@ import resource, subprocess, sys, time
 start = time.perf_counter()
 code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
 wall = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(f"{code} {wall} {peak}")
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"{code} {wall} {usage.ru_maxrss} {usage.ru_utime + usage.ru_stime}")
 """
 
 
-def run_once(cmd: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak MB of one run of `cmd` in its own process."""
+def run_once(cmd: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, peak MB and CPU seconds of one run of `cmd` in its own process."""
     out = subprocess.run(
         [PY, "-c", MEASURE, *cmd], capture_output=True, text=True, cwd=ROOT, check=True
     )
-    code, wall, rss = out.stdout.split()
+    code, wall, rss, cpu = out.stdout.split()
     if code != "0":
         sys.exit(f"failed ({code}): {' '.join(cmd)}\n{out.stderr}")
-    return float(wall), int(rss) / 1024
+    return float(wall), int(rss) / 1024, float(cpu)
 
 
-def timed(cmds: list[list[str]], repeat: int) -> list[tuple[float, float]]:
-    """Best wall seconds and largest peak MB of each command over `repeat` rounds.
+class Best:
+    """The best wall and CPU times and the largest peak memory over repeated runs."""
+
+    def __init__(self) -> None:
+        self.wall = self.cpu = float("inf")
+        self.peak = 0.0
+
+    def add(self, wall: float, peak: float, cpu: float) -> None:
+        self.wall, self.cpu = min(self.wall, wall), min(self.cpu, cpu)
+        self.peak = max(self.peak, peak)
+
+    def line(self, label: str) -> str:
+        return (
+            f"    {label:32s}{self.wall:7.2f} s wall {self.cpu:7.2f} s CPU"
+            f"   peak {self.peak:5.0f} MB"
+        )
+
+
+def timed(cmds: list[list[str]], repeat: int) -> list[Best]:
+    """The best times and largest peak of each command over `repeat` rounds.
 
     The commands take turns within each round, so that whatever else the machine is
-    doing weighs on all of them alike.
+    doing weighs on all of them alike. CPU time (user + system, of the process and its
+    threads) is steadier than wall time on a busy machine.
     """
-    best = [(float("inf"), 0.0) for _ in cmds]
+    best = [Best() for _ in cmds]
     for _ in range(repeat):
         for i, cmd in enumerate(cmds):
-            wall, peak = run_once(cmd)
-            best[i] = (min(best[i][0], wall), max(best[i][1], peak))
+            best[i].add(*run_once(cmd))
     return best
 
 
@@ -158,14 +176,17 @@ def bench_score(work: Path, repeat: int, cmd: str | None) -> None:
     else:
         ours = [PY, "-c", SCORE_LIBRARY, str(run), str(data), str(out)]
     theirs = [PY, "-m", "ir_measures", str(qrels), str(run), MEASURES]
-    (t_ours, m_ours), (t_theirs, m_theirs) = timed([ours, theirs], repeat)
+    mine, other = timed([ours, theirs], repeat)
     summary = json.loads((out / "summary.json").read_text())
     means = {m: round(v["mean"], 4) for m, v in summary["measures"].items()}
     check = subprocess.run(theirs, capture_output=True, text=True, check=True, cwd=ROOT)
     print("(a) scoring 1,000,000 TREC lines (10,000 queries x 100), " + MEASURES)
-    print(f"    tfce-eval score   {t_ours:7.2f} s   peak {m_ours:6.0f} MB")
-    print(f"    ir_measures CLI   {t_theirs:7.2f} s   peak {m_theirs:6.0f} MB")
-    print(f"    ratio (goal <= 1.0)  {t_ours / t_theirs:.2f}")
+    print(mine.line("tfce-eval score"))
+    print(other.line("ir_measures CLI"))
+    print(
+        f"    ratio (goal <= 1.0): wall {mine.wall / other.wall:.2f}, "
+        f"CPU {mine.cpu / other.cpu:.2f}"
+    )
     print(f"    tfce-eval means   {means}")
     print("    ir_measures       " + " ".join(check.stdout.split()))
 
@@ -202,24 +223,22 @@ def bench_retrieve(work: Path, repeat: int) -> None:
     out = work / "bm25-run"
     ours = [PY, "-c", RETRIEVE_LIBRARY, str(data), str(out), str(cache)]
     direct_cmd = [PY, "-c", BM25S_DIRECT, str(data), str(work / "bm25s.trec")]
-    cold, peak_cold = float("inf"), 0.0
-    warm, peak_warm = float("inf"), 0.0
-    direct, peak_direct = float("inf"), 0.0
+    cold, warm, direct = Best(), Best(), Best()
     for _ in range(repeat):  # in turns: cold (empty cache), warm, bm25s
         shutil.rmtree(cache, ignore_errors=True)
-        t, m = run_once(ours)
-        cold, peak_cold = min(cold, t), max(peak_cold, m)
-        t, m = run_once(ours)
-        warm, peak_warm = min(warm, t), max(peak_warm, m)
-        t, m = run_once(direct_cmd)
-        direct, peak_direct = min(direct, t), max(peak_direct, m)
+        cold.add(*run_once(ours))
+        warm.add(*run_once(ours))
+        direct.add(*run_once(direct_cmd))
     meta = json.loads((out / "run.json").read_text())
     print("(b) BM25 over 100,000 chunks, 1,000 queries, top 100")
-    print(f"    tfce-eval retrieve, cold cache  {cold:7.2f} s   peak {peak_cold:6.0f} MB")
-    print(f"    tfce-eval retrieve, warm cache  {warm:7.2f} s   peak {peak_warm:6.0f} MB")
-    print(f"    bm25s called directly           {direct:7.2f} s   peak {peak_direct:6.0f} MB")
-    print(f"    ratio cold / direct (goal <= 1.2)  {cold / direct:.2f}")
-    print(f"    ratio warm / direct                {warm / direct:.2f}")
+    print(cold.line("tfce-eval retrieve, cold cache"))
+    print(warm.line("tfce-eval retrieve, warm cache"))
+    print(direct.line("bm25s called directly"))
+    print(
+        f"    cold / direct (goal <= 1.2): wall {cold.wall / direct.wall:.2f}, "
+        f"CPU {cold.cpu / direct.cpu:.2f}"
+    )
+    print(f"    warm / direct: wall {warm.wall / direct.wall:.2f}, CPU {warm.cpu / direct.cpu:.2f}")
     print(f"    last run.json times: {meta['times']}, cache hit {meta['cache']['hit']}")
 
 
