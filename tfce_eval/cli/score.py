@@ -148,7 +148,8 @@ def _score_retrieval(
         run = _existing(file)
         out = out_dir or run.parent
     result = score_run(run, dataset, o["measures"], out)
-    print_warnings(result.summary["warnings"])
+    if as_json:  # the tables below repeat the warnings under the figures they concern
+        print_warnings(result.summary["warnings"])
     document = retrieval_document([result])
     written = write_document_reports(out, document)
     if as_json:
