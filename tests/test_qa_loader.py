@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from tfce_eval.errors import DataError
+from tfce_eval.model import Level
 from tfce_eval.qa import (
     AnswerType,
-    Severity,
     builtin_telco_dir,
     is_telco_dataset,
     load_telco,
@@ -185,15 +185,17 @@ def test_validate_reports_every_problem(tmp_path: Path) -> None:
     ]
     path = split_file(tmp_path / "s.json", records)
     problems = validate_qa(path)
-    found = [(p.record, p.item_id, p.severity, p.message) for p in problems]
-    errors = [f for f in found if f[2] is Severity.ERROR]
-    assert [(r, i) for r, i, _, _ in errors] == [
-        (2, "a2"),
-        (3, "t1"),
-        (4, "m1"),
-        (5, "a1"),
-        (7, "o2"),
-        (8, None),
+    # A record of a JSON document has no line: the path names it.
+    assert all(p.line is None and p.path and p.hint for p in problems)
+    found = [(p.path, p.item_id, p.level, p.message) for p in problems]
+    errors = [f for f in found if f[2] is Level.ERROR]
+    assert [(where, i) for where, i, _, _ in errors] == [
+        (f"{path}, record 2", "a2"),
+        (f"{path}, record 3", "t1"),
+        (f"{path}, record 4", "m1"),
+        (f"{path}, record 5", "a1"),
+        (f"{path}, record 7", "o2"),
+        (f"{path}, record 8", None),
     ]
     messages = " | ".join(m for *_, m in errors)
     assert "matches no option" in messages
@@ -201,11 +203,36 @@ def test_validate_reports_every_problem(tmp_path: Path) -> None:
     assert "no question text" in messages and "needs options" not in messages
     assert "duplicate question_id (first at record 1)" in messages
     assert "answer_type 'essay'" in messages
-    warnings = [(r, m) for r, _, s, m in found if s is Severity.WARNING]
-    assert (6, "no canonical_source: no series and no canonical hit") in warnings
-    assert (9, "two options have the same text") in warnings
-    assert all(p.path == str(path) and p.hint for p in problems)
-    assert "record 2 (id a2): error: reference_answer 'E' matches no option" in problems[0].render()
+    warnings = [(where, m) for where, _, level, m in found if level is Level.WARNING]
+    assert (f"{path}, record 6", "no canonical_source: no series and no canonical hit") in warnings
+    assert (f"{path}, record 9", "two options have the same text") in warnings
+    assert str(problems[0]) == (
+        f"error: {path}, record 2 (a2): reference_answer 'E' matches no option\n"
+        "  fix: give the correct option's label (A, B, C, D) or its exact text"
+    )
+
+
+def test_validate_jsonl_names_the_line_and_loading_keeps_warnings(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    records = [mc(), open_item("o1", canonical_source=""), tf("t1", reference="maybe")]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    warning, error = validate_qa(path)
+    assert (warning.level, warning.path, warning.line, warning.item_id) == (
+        Level.WARNING,
+        str(path),
+        2,
+        "o1",
+    )
+    assert (error.level, error.line, error.item_id) == (Level.ERROR, 3, "t1")
+    assert error.hint == 'write "true" or "false" (any case) or a JSON boolean'
+    with pytest.raises(DataError) as exc:
+        load_telco(path)
+    assert str(exc.value).startswith(f"{path}, line 3 (id t1): tf reference_answer 'maybe'")
+    path.write_text("".join(json.dumps(r) + "\n" for r in records[:2]), encoding="utf-8")
+    assert load_telco(path).warnings == (
+        f"{path}:2 (o1): no canonical_source: no series and no canonical hit "
+        '(fix: add e.g. "canonical_source": "TS 38.331 (Rel-17)")',
+    )
 
 
 def test_validate_mc_without_options(tmp_path: Path) -> None:
@@ -230,7 +257,9 @@ def test_validate_unreadable_files(tmp_path: Path) -> None:
     other.write_text('{"data": 1}', encoding="utf-8")
     (problem,) = validate_qa(other)
     assert "no list of records under 'questions'" in problem.message
-    assert validate_qa(tmp_path / "missing")[0].message == "no such file or directory"
+    (missing,) = validate_qa(tmp_path / "missing")
+    assert (missing.level, missing.path) == (Level.ERROR, str(tmp_path / "missing"))
+    assert missing.message == "no such file or directory" and missing.hint
 
 
 def test_validate_clean_file_has_no_problems(tmp_path: Path) -> None:

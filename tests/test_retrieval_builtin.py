@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tfce_eval.model import Level
 from tfce_eval.retrieval import (
     Layout,
     dataset_run,
@@ -52,8 +53,9 @@ def test_qasper_rag_shape_and_gold() -> None:
     assert detect_layout(QASPER) is Layout.HF
     # Only warnings: the shipped BM25 results have tied scores.
     problems = validate_retrieval(QASPER)
-    assert problems and {str(p.severity) for p in problems} == {"warning"}
+    assert problems and {p.level for p in problems} == {Level.WARNING}
     assert all("tied scores" in p.message for p in problems)
+    assert all(p.path and p.hint and p.hint.startswith("nothing to do") for p in problems)
     test = load_retrieval(QASPER)
     dev = load_retrieval(QASPER, split="dev")
     assert (len(test.queries), len(dev.queries)) == (35, 13)

@@ -21,7 +21,8 @@ from tests.retrieval_fixtures import (
     write_trec_qrels,
 )
 from tfce_eval.errors import DataError, UsageError
-from tfce_eval.retrieval import Layout, Severity, detect_layout, load_retrieval, validate_retrieval
+from tfce_eval.model import Level
+from tfce_eval.retrieval import Layout, detect_layout, load_retrieval, validate_retrieval
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
@@ -116,7 +117,7 @@ def test_a_fragment_touching_a_chunk_boundary_is_not_gold(tmp_path: Path) -> Non
     ]
     root = write_chunk_span(tmp_path / "c", documents=SPAN_DOCUMENTS, queries={"test": queries})
     problems = validate_retrieval(root)
-    errors = [p for p in problems if p.severity is Severity.ERROR]
+    errors = [p for p in problems if p.level is Level.ERROR]
     assert len(errors) == 1
     assert errors[0].line == 1 and "overlaps no chunk of documents/" in errors[0].message
     with pytest.raises(DataError, match="overlaps no chunk"):
@@ -184,11 +185,7 @@ def test_validate_reports_every_problem_with_its_line(tmp_path: Path) -> None:
     expected = {
         ("corpus", 7, "document id 'p1_0' appears twice"),
         ("corpus", 8, "missing field 'id' or '_id'"),
-        (
-            "queries",
-            2,
-            "query id 'q1' appears twice (first at %s, line 1)" % (root / "queries" / "test.jsonl"),
-        ),
+        ("queries", 2, "query id 'q1' appears twice (first at line 1)"),
         ("queries", 3, "missing field 'text'"),
         (
             "queries",
@@ -203,10 +200,11 @@ def test_validate_reports_every_problem_with_its_line(tmp_path: Path) -> None:
     }
     assert expected <= seen, expected - seen
     for p in problems:
-        assert p.hint, p
+        assert p.hint and p.level is Level.ERROR, p
     with pytest.raises(DataError) as err:
         load_retrieval(root)
     assert "more: tfce-eval validate lists them" in err.value.message
+    assert (err.value.path, err.value.line) == (str(root / "queries" / "test.jsonl"), 2)
 
 
 def test_validate_a_sound_dataset_in_parquet(tmp_path: Path) -> None:
@@ -227,9 +225,27 @@ def test_parquet_problems_name_the_row(tmp_path: Path) -> None:
     )
     with pytest.raises(DataError) as err:
         load_retrieval(root)
-    assert str(err.value).startswith(
-        f"{root / 'qrels' / 'test-00000-of-00001.parquet'}, row 1: judgement for query 'zz'"
+    parquet = root / "qrels" / "test-00000-of-00001.parquet"
+    assert str(err.value).startswith(f"{parquet}, row 1: judgement for query 'zz'")
+    # validate names the row the same way: in the path, as a row counted from 0.
+    [finding] = [p for p in validate_retrieval(root) if p.level is Level.ERROR]
+    assert (finding.path, finding.line) == (f"{parquet}, row 1", None)
+    assert str(finding) == (
+        f"error: {parquet}, row 1: judgement for query 'zz', which is not among the "
+        "queries of this split\n  fix: add the query to the queries file, or remove the "
+        "judgement"
     )
+
+
+def test_json_array_problems_name_the_row(tmp_path: Path) -> None:
+    root = sample_hf(tmp_path / "hf")
+    (root / "corpus" / "train.jsonl").unlink()
+    rows = [*HF_CORPUS, "not an object", {"id": "p1_0", "text": "again"}]
+    (root / "corpus" / "train.json").write_text(json.dumps(rows), encoding="utf-8")
+    path = root / "corpus" / "train.json"
+    found = {(p.path, p.line, p.message) for p in validate_retrieval(root)}
+    assert (f"{path}, row {len(HF_CORPUS)}", None, "not a JSON object") in found
+    assert (f"{path}, row {len(HF_CORPUS) + 1}", None, "document id 'p1_0' appears twice") in found
 
 
 def test_a_thousand_bad_rows_are_counted_not_listed(tmp_path: Path) -> None:
@@ -239,6 +255,9 @@ def test_a_thousand_bad_rows_are_counted_not_listed(tmp_path: Path) -> None:
     problems = validate_retrieval(root, split="test")
     bad = [p for p in problems if "'score' is str" in p.message]
     assert len(bad) == 11 and bad[-1].message.startswith("990 more like: ")
+    qrels = root / "qrels" / "test.jsonl"
+    assert [p.line for p in bad] == [*range(1, 11), None]
+    assert bad[-1].path == str(qrels) and bad[-1].hint == bad[0].hint
 
 
 def test_empty_and_missing_parts(tmp_path: Path) -> None:

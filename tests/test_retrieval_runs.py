@@ -118,6 +118,12 @@ def test_ties_follow_trec_eval_and_are_counted(tmp_path: Path) -> None:
     # The file lists x (score 5) at rank 4 below three documents scored 1.
     assert run.contradicted == ("a",)
     assert "1 query whose rank column contradicts the scores (a)" in run.warnings[1]
+    # Each warning says what to change in the run file if the order was not meant.
+    assert [fix for _, fix in run.warning_fixes] == [
+        "to keep the file's order, give tied documents distinct scores",
+        "make the rank column agree with the scores, or drop it",
+    ]
+    assert in_order.warning_fixes[0][1].startswith("nothing to do; ")
 
 
 def test_a_query_split_over_two_blocks_is_one_ranking(tmp_path: Path) -> None:
@@ -195,9 +201,13 @@ def test_non_integer_ranks_are_ignored_with_a_note(tmp_path: Path) -> None:
     path.write_text("q1 Q0 d1 first 3 r\nq1 Q0 d2 second 2 r\n")
     run = read_run(path)
     assert list(run.rankings["q1"]) == ["d1", "d2"]
-    assert run.warnings == (
-        "the rank column is not all integers and is ignored, as trec_eval ignores it",
+    assert run.warning_fixes == (
+        (
+            "the rank column is not all integers and is ignored, as trec_eval ignores it",
+            "write the ranks as integers, or drop the rank column",
+        ),
     )
+    assert run.warnings == (run.warning_fixes[0][0],)
 
 
 def test_empty_and_unknown_runs(tmp_path: Path) -> None:

@@ -37,6 +37,11 @@ def fits(text: str, tmp_path: Path) -> bool:
     return all(len(line) <= 80 for line in text.splitlines() if str(tmp_path) not in line)
 
 
+def unfolded(text: str) -> str:
+    """validate's findings with their folded lines joined again."""
+    return text.replace("\n       ", " ").replace("\n    ", " ")
+
+
 def read_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
@@ -201,6 +206,11 @@ def test_a_bad_run_is_one_line_and_writes_nothing(
 def test_validate_other_tasks() -> None:
     assert "0 errors" in invoke("validate", "--data", "builtin:telco-qna").output
     assert "0 errors" in invoke("validate", "--data", "builtin:conditionalqa").output
+    out = invoke("validate", "--data", "builtin:qasper-rag").output
+    # Two warnings (tied scores), each with its fix, folded at 80 columns.
+    assert out.count("warning: ") == 2 and out.count("  fix: nothing to do") == 2
+    assert out.endswith("0 errors, 2 warnings\n")
+    assert all(len(line) <= 80 for line in out.splitlines())
 
 
 def test_validate_reports_a_broken_split(tmp_path: Path) -> None:
@@ -221,9 +231,39 @@ def test_validate_reports_a_broken_split(tmp_path: Path) -> None:
             },
         ]
     }
-    (tmp_path / "set_2.json").write_text(json.dumps(split), encoding="utf-8")
+    file = tmp_path / "set_2.json"
+    file.write_text(json.dumps(split), encoding="utf-8")
     out = invoke("validate", "--data", str(tmp_path), code=1).output
-    assert "set_2.json" in out and "a1" in out and "a2" in out and "2 errors" in out
+    assert fits(out, tmp_path)
+    out = unfolded(out)
+    # Each finding names the file, the record and the id, then the fix on its own line.
+    assert f"error: {file}, record 1 (a1): reference_answer 'C'" in out
+    assert "  fix: give the correct option's label (A, B) or its exact text" in out
+    assert f"error: {file}, record 2 (a2): tf reference_answer 'maybe'" in out
+    assert out.endswith(f"qa dataset {tmp_path}: 2 errors, 0 warnings\n")
+    report = json.loads(invoke("validate", "--data", str(tmp_path), "--json", code=1).stdout)
+    assert [(f["level"], f["path"], f["line"], f["id"]) for f in report["findings"]] == [
+        ("error", f"{file}, record 1", None, "a1"),
+        ("error", f"{file}, record 2", None, "a2"),
+    ]
+
+
+def test_validate_reports_a_broken_retrieval_dataset(tmp_path: Path) -> None:
+    from tests.retrieval_fixtures import sample_hf, write_table
+
+    root = sample_hf(tmp_path / "hf", "parquet")
+    qrels = [
+        {"query_id": "q1", "corpus_id": "p1_0", "score": 1},
+        {"query_id": "zz", "corpus_id": "p1_0", "score": 1},
+    ]
+    parquet = write_table(root / "qrels" / "test-00000-of-00001", qrels, "parquet")
+    out = invoke("validate", "--data", str(root), code=1).output
+    assert fits(out, tmp_path)
+    out = unfolded(out)
+    # A parquet row is named as pandas counts it, from 0; the fix follows.
+    assert f"error: {parquet}, row 1: judgement for query" in out
+    assert "  fix: add the query to the queries file, or remove the judgement" in out
+    assert "query 'q2' has no judgements" in out and "1 error, 2 warnings" in out
 
 
 def _predictions(path: Path, *, wrong_every: int) -> dict[str, Any]:

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from tfce_eval.errors import DataError
+
 
 class Category(StrEnum):
     """A TFCE / BFCL item category. Parsed once when an item is loaded."""
@@ -283,8 +285,10 @@ class Level(StrEnum):
 class Finding:
     """One thing found about a dataset, a file or a setup: where it is and how to fix it.
 
-    The one problem record of `load_dataset`'s warnings, `validate` and `doctor`. `level`
-    may be given as its string ("error"); it is kept as a `Level`.
+    The one problem record of every task's loading and `validate`, and of `doctor`. `level`
+    may be given as its string ("error"); it is kept as a `Level`. A place in a file that
+    is not a line (a record of a JSON document, a parquet row) is part of `path`:
+    `"set_2.json, record 2"`, `"test.parquet, row 5"`.
     """
 
     level: Level
@@ -303,12 +307,33 @@ class Finding:
             if text is not None and not text.isascii():
                 object.__setattr__(self, name, writable(text))
 
-    def __str__(self) -> str:
+    @classmethod
+    def from_error(
+        cls, error: DataError, *, path: str | None = None, level: Level = Level.ERROR
+    ) -> Finding:
+        """The finding a `DataError` reports (validate lists what loading would raise);
+        `path` names the file when the error names none."""
+        where = error.path or path
+        return cls(level, error.message, where, error.line, error.item_id, error.hint)
+
+    @property
+    def where(self) -> str:
+        """`path:line (id)`, or as much of it as is known; "" when nothing is."""
         where = (self.path or "") + (f":{self.line}" if self.path and self.line else "")
         if self.item_id:
             where = f"{where} ({self.item_id})" if where else self.item_id
+        return where
+
+    def __str__(self) -> str:
+        where = self.where
         text = f"{self.level}: {where + ': ' if where else ''}{self.message}"
         return text + (f"\n  fix: {self.hint}" if self.hint else "")
+
+    def to_error(self) -> DataError:
+        """This finding as the `DataError` that stops loading."""
+        return DataError(
+            self.message, path=self.path, line=self.line, item_id=self.item_id, hint=self.hint
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {

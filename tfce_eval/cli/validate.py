@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from tfce_eval.cli.options import data_options, split_options, task_option
-from tfce_eval.model import AnswerStyle
+from tfce_eval.model import AnswerStyle, Finding, Level
 
 
 @click.command("validate")
@@ -49,7 +49,7 @@ def validate_command(
             _validate_other(ref.path, ref.task, split, corpus, qrels, as_json)
             return
     from tfce_eval.dataset.load import Dataset
-    from tfce_eval.dataset.validate import Finding, validate_dataset
+    from tfce_eval.dataset.validate import validate_dataset
     from tfce_eval.exec.records import ExecOptions, default_functions_dir
     from tfce_eval.exec.validate import exec_findings
 
@@ -83,45 +83,58 @@ def validate_command(
 def _validate_other(
     path: Path, task: Any, split: str | None, corpus: str | None, qrels: Path | None, as_json: bool
 ) -> None:
-    """validate for a retrieval or QA dataset: every problem at once, then the counts."""
+    """validate for a retrieval or QA dataset: every finding at once, then the counts."""
     from tfce_eval.tasks import TaskKind
 
-    problems: list[Any]
+    findings: list[Finding]
     if task is TaskKind.RETRIEVAL:
         from tfce_eval.retrieval import validate_retrieval
 
-        problems = list(validate_retrieval(path, split=split, corpus=corpus, qrels=qrels))
+        findings = validate_retrieval(path, split=split, corpus=corpus, qrels=qrels)
     else:
         from tfce_eval.qa import validate_qa
         from tfce_eval.retrieval import detect_layout, validate_retrieval
 
         if detect_layout(path) is not None:  # QASPER-RAG's answers: the retrieval checks
-            problems = list(validate_retrieval(path, split=split, corpus=corpus, qrels=qrels))
+            findings = validate_retrieval(path, split=split, corpus=corpus, qrels=qrels)
         else:
-            problems = list(validate_qa(path, split))
-    errors = [p for p in problems if str(p.severity) == "error"]
-    warnings = [p for p in problems if str(p.severity) != "error"]
+            findings = validate_qa(path, split)
+    errors = [f for f in findings if f.level is Level.ERROR]
     if as_json:
-        rows = [
-            {
-                "level": str(p.severity),
-                "message": p.message,
-                "path": p.path,
-                "line": p.line,
-                "hint": p.hint,
-            }
-            for p in problems
-        ]
-        click.echo(json.dumps({"task": str(task), "findings": rows}, indent=2))
+        rows = [f.to_json() for f in findings]
+        click.echo(json.dumps({"task": str(task), "findings": rows}, ensure_ascii=False, indent=2))
     else:
-        for problem in problems:
-            click.echo(problem.render(), err=str(problem.severity) == "error")
+        for finding in findings:
+            click.echo(_folded(finding), err=finding.level is Level.ERROR)
         click.echo(
             f"{task} dataset {path}: {_count(len(errors), 'error')}, "
-            f"{_count(len(warnings), 'warning')}"
+            f"{_count(len(findings) - len(errors), 'warning')}"
         )
     if errors:
         raise SystemExit(1)
+
+
+def _folded(finding: Finding) -> str:
+    """A finding as `str(finding)` shows it, folded at 80 columns: its place (file, line or
+    row, id) stays whole on the first line; the message and the fix fold under themselves."""
+    import textwrap
+
+    def fill(text: str, head: str, indent: str) -> str:
+        return textwrap.fill(
+            text,
+            width=80,
+            initial_indent=head,
+            subsequent_indent=indent,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+
+    where = finding.where
+    head = f"{finding.level}: " + (f"{where}: " if where else "")
+    text = fill(finding.message, head, "    ")
+    if finding.hint:
+        text += "\n" + fill(finding.hint, "  fix: ", "       ")
+    return text
 
 
 def _count(n: int, word: str) -> str:

@@ -12,10 +12,8 @@ from tfce_eval.qa.detect import builtin_telco_dir, is_telco_dataset
 from tfce_eval.qa.extract import MAX_TEXT, Extraction, clean_response, extract_answer, read_answer
 from tfce_eval.qa.items import (
     AnswerType,
-    Problem,
     QaDataset,
     QaItem,
-    Severity,
     SourceRef,
     normalise_spec,
     parse_canonical_source,
@@ -80,7 +78,6 @@ __all__ = [
     "MissingPolicy",
     "PredictionReader",
     "Predictions",
-    "Problem",
     "QaDataset",
     "QaItem",
     "QaOutput",
@@ -88,7 +85,6 @@ __all__ = [
     "QaRun",
     "QaScore",
     "RetrievedChunk",
-    "Severity",
     "SourceRef",
     "Verdict",
     "VerdictCache",

@@ -1,4 +1,4 @@
-"""The records of question answering: items, problems, and 3GPP spec numbers.
+"""The records of question answering: items, datasets and 3GPP spec numbers.
 
 A question-answering dataset is a tuple of `QaItem`s, each parsed once from its file: the
 question, its answer type (multiple choice, true/false or open), the options of a multiple
@@ -26,13 +26,6 @@ class AnswerType(StrEnum):
     MC = "mc"
     TF = "tf"
     OPEN = "open"
-
-
-class Severity(StrEnum):
-    """An error stops loading; a warning is reported by `validate` only."""
-
-    ERROR = "error"
-    WARNING = "warning"
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,35 +57,6 @@ class QaItem:
     def labels(self) -> tuple[str, ...]:
         """The option labels of an mc item, in file order (empty for tf and open)."""
         return tuple(label for label, _ in self.options)
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One thing wrong with a dataset file, as `validate` reports it.
-
-    `line` is the line of a JSON Lines file (None for a JSON document); `record` the
-    1-based position of the record in its file; `hint` says how to fix it.
-    """
-
-    path: str
-    line: int | None
-    message: str
-    hint: str
-    severity: Severity = Severity.ERROR
-    record: int | None = None
-    item_id: str | None = None
-
-    def render(self) -> str:
-        """One line naming the file, the record and the problem, then the fix."""
-        where = self.path
-        if self.line is not None:
-            where += f", line {self.line}"
-        elif self.record is not None:
-            where += f", record {self.record}"
-        if self.item_id:
-            where += f" (id {self.item_id})"
-        text = f"{where}: {self.severity}: {self.message}"
-        return text + (f"\n  fix: {self.hint}" if self.hint else "")
 
 
 @dataclass(frozen=True, slots=True)

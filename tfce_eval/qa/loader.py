@@ -4,7 +4,9 @@ A Telco-Retrieve split is one JSON object `{"_corpus", "_description", "_generat
 "questions": [record, ...]}` or JSON Lines of records. A dataset directory holds one or
 more split files side by side; the split is chosen by file stem (`set_105` also finds
 `3gpp_question_set_105.json`, as the dataset card names its configs). `load_telco` raises a
-`DataError` on the first problem; `validate_qa` reports them all.
+`DataError` on the first problem; `validate_qa` reports them all, as `model.Finding`s. A
+record of a JSON document has no line of its own: its findings name it in the path
+(`set_2.json, record 2`), those of JSON Lines by their line.
 """
 
 from __future__ import annotations
@@ -16,12 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import DataError
+from tfce_eval.model import Finding, Level
 from tfce_eval.qa.items import (
     AnswerType,
-    Problem,
     QaDataset,
     QaItem,
-    Severity,
     normalise_spec,
     parse_canonical_source,
 )
@@ -97,11 +98,11 @@ class _Source:
     def __init__(self, path: Path) -> None:
         self.path, self.where = path, str(path)
         self.header: dict[str, Any] = {}
-        self.problems: list[Problem] = []
+        self.problems: list[Finding] = []
         self.sha256 = ""
 
     def problem(self, line: int | None, message: str, hint: str) -> None:
-        self.problems.append(Problem(self.where, line, message, hint))
+        self.problems.append(Finding(Level.ERROR, message, self.where, line, hint=hint))
 
     def records(self) -> Iterator[tuple[int | None, Any]]:
         try:
@@ -169,18 +170,21 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+def _place(path: str, line: int | None, index: int) -> str:
+    """The path a record's findings name: with its position when it has no line."""
+    return path if line is not None else f"{path}, record {index}"
+
+
 class _Record:
     """Builds one item from one raw record, noting each problem on the way."""
 
     def __init__(self, where: str, line: int | None, index: int, raw: Any) -> None:
-        self.where, self.line, self.index, self.raw = where, line, index, raw
-        self.problems: list[Problem] = []
+        self.where, self.line, self.raw = _place(where, line, index), line, raw
+        self.problems: list[Finding] = []
         self.item_id: str | None = None
 
-    def problem(self, message: str, hint: str, severity: Severity = Severity.ERROR) -> None:
-        self.problems.append(
-            Problem(self.where, self.line, message, hint, severity, self.index, self.item_id)
-        )
+    def problem(self, message: str, hint: str, level: Level = Level.ERROR) -> None:
+        self.problems.append(Finding(level, message, self.where, self.line, self.item_id, hint))
 
     def build(self) -> QaItem | None:
         raw = self.raw
@@ -218,7 +222,7 @@ class _Record:
             self.problem(
                 f"{kind} item has options; they are ignored",
                 "drop them or use mc",
-                Severity.WARNING,
+                Level.WARNING,
             )
         if ref is None or self.item_id is None:
             return None
@@ -241,7 +245,7 @@ class _Record:
         texts = [squash(t) for _, t in options]
         if len(set(texts)) < len(texts):
             self.problem(
-                "two options have the same text", "make every option distinct", Severity.WARNING
+                "two options have the same text", "make every option distinct", Level.WARNING
             )
         return options
 
@@ -283,13 +287,13 @@ class _Record:
             self.problem(
                 "no canonical_source: no series and no canonical hit",
                 'add e.g. "canonical_source": "TS 38.331 (Rel-17)"',
-                Severity.WARNING,
+                Level.WARNING,
             )
         elif not source.spec:
             self.problem(
                 f"canonical_source {canonical!r} names no 3GPP spec number",
                 'write it as "TS 38.331 (Rel-17)"',
-                Severity.WARNING,
+                Level.WARNING,
             )
         spec = source.spec or normalise_spec(chunk_id)
         release = (
@@ -318,10 +322,10 @@ class _Record:
         )
 
 
-def _parse(path: Path, split: str | None) -> tuple[QaDataset, list[Problem]]:
+def _parse(path: Path, split: str | None) -> tuple[QaDataset, list[Finding]]:
     stem, file = choose_split(path, split)
     source = _Source(file)
-    problems: list[Problem] = []
+    problems: list[Finding] = []
     items: list[QaItem] = []
     first_seen: dict[str, int] = {}
     count = 0
@@ -336,14 +340,13 @@ def _parse(path: Path, split: str | None) -> tuple[QaDataset, list[Problem]]:
             continue
         if item.id in first_seen:
             problems.append(
-                Problem(
-                    str(file),
-                    line,
+                Finding(
+                    Level.ERROR,
                     f"duplicate question_id (first at record {first_seen[item.id]})",
-                    "give every record a unique question_id",
-                    Severity.ERROR,
-                    index,
+                    _place(str(file), line, index),
+                    line,
                     item.id,
+                    "give every record a unique question_id",
                 )
             )
             continue
@@ -351,7 +354,9 @@ def _parse(path: Path, split: str | None) -> tuple[QaDataset, list[Problem]]:
         items.append(item)
     problems.extend(source.problems)
     if not count and not problems:
-        problems.append(Problem(str(file), None, "no questions", "add records to the file"))
+        problems.append(
+            Finding(Level.ERROR, "no questions", str(file), hint="add records to the file")
+        )
     header = source.header
     digest = source.sha256
     dataset = QaDataset(
@@ -369,16 +374,12 @@ def load_telco(path: str | Path, split: str | None = None) -> QaDataset:
     """The items of one Telco-Retrieve QnA split; a DataError on the first problem."""
     dataset, problems = _parse(Path(path), split)
     for problem in problems:
-        if problem.severity is Severity.ERROR:
-            where = f"record {problem.record}: " if problem.line is None and problem.record else ""
-            raise DataError(
-                where + problem.message,
-                path=problem.path,
-                line=problem.line,
-                item_id=problem.item_id,
-                hint=problem.hint,
-            )
-    warnings = tuple(p.render() for p in problems)
+        if problem.level is Level.ERROR:
+            raise problem.to_error()
+    # Carried as text into a score's warnings, after "warning: ": where, what, the fix.
+    warnings = tuple(
+        f"{p.where}: {p.message}" + (f" (fix: {p.hint})" if p.hint else "") for p in problems
+    )
     return QaDataset(
         dataset.path,
         dataset.split,
@@ -390,13 +391,13 @@ def load_telco(path: str | Path, split: str | None = None) -> QaDataset:
     )
 
 
-def validate_qa(path: str | Path, split: str | None = None) -> list[Problem]:
-    """Every problem of one split file (errors and warnings), in file order.
+def validate_qa(path: str | Path, split: str | None = None) -> list[Finding]:
+    """Every finding of one split file (errors and warnings), in file order.
 
-    A directory or split that cannot be chosen is one problem naming the choices.
+    A directory or split that cannot be chosen is one finding naming the choices.
     """
     try:
         _, problems = _parse(Path(path), split)
     except DataError as exc:
-        return [Problem(exc.path or str(path), exc.line, exc.message, exc.hint or "")]
+        return [Finding.from_error(exc, path=str(path))]
     return problems

@@ -1,7 +1,8 @@
 """Retrieval evaluation: load a dataset, read a run, score it as trec_eval does.
 
 The public API the command line builds on; every name here is importable without
-importing pyarrow, numpy or ir-measures (they load when first used).
+importing pyarrow, numpy or ir-measures (they load when first used). `validate_retrieval`
+reports `tfce_eval.model.Finding`s, the records every task's `validate` speaks in.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from tfce_eval.retrieval.dataset import RetrievalDataset, load_retrieval
 from tfce_eval.retrieval.layouts import detect_layout
 from tfce_eval.retrieval.measures import DEFAULT_MEASURES, Measure, parse_measures
 from tfce_eval.retrieval.ranking import Run, RunForm
-from tfce_eval.retrieval.records import Doc, Fragment, Layout, Problem, Severity, Span
+from tfce_eval.retrieval.records import Doc, Fragment, Layout, Span
 from tfce_eval.retrieval.runs import dataset_run, detect_run_form, read_run
 from tfce_eval.retrieval.score import QueryScore, RetrievalResult, ScoredRun, score_run
 from tfce_eval.retrieval.scored import is_scored_run, load_scored_run
@@ -24,7 +25,6 @@ __all__ = [
     "Fragment",
     "Layout",
     "Measure",
-    "Problem",
     "Progress",
     "QueryScore",
     "RetrievalDataset",
@@ -33,7 +33,6 @@ __all__ = [
     "Run",
     "RunForm",
     "ScoredRun",
-    "Severity",
     "Span",
     "dataset_run",
     "detect_layout",

@@ -33,7 +33,7 @@ class RunColumns:
     ) -> None:
         self.qids, self.docids, self.scores, self.ranks = qids, docids, scores, ranks
         self.where, self.path, self.arrow = where, path, arrow
-        self.notes: list[str] = []
+        self.notes: list[tuple[str, str]] = []  # warnings with their fixes
 
     @staticmethod
     def merge(parts: list[RunColumns]) -> RunColumns:
@@ -116,9 +116,6 @@ def entry_lines(path: Path) -> Where:
 
 def origin_lines(origins: list[Origin]) -> Where:
     def where(i: int) -> tuple[str, int | None]:
-        origin = origins[i]
-        if origin.is_row:
-            return origin.where(), None
-        return origin.path, origin.line
+        return origins[i].place()
 
     return where

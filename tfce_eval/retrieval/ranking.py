@@ -52,29 +52,43 @@ class Run:
     tied: tuple[str, ...] = ()  # queries with tied scores
     contradicted: tuple[str, ...] = ()  # queries whose ranks contradict their scores
     reordered: tuple[str, ...] = ()  # tied queries the file lists in another order
-    notes: tuple[str, ...] = ()  # other warnings found while reading
+    notes: tuple[tuple[str, str], ...] = ()  # other warnings found while reading, with fixes
 
     @property
     def warnings(self) -> tuple[str, ...]:
+        return tuple(warning for warning, _ in self.warning_fixes)
+
+    @property
+    def warning_fixes(self) -> tuple[tuple[str, str], ...]:
+        """Each warning with what to change in the run file if its order was not meant."""
         out = list(self.notes)
         if self.tied and not self.reordered:
             out.append(
-                f"{count(self.tied, 'query', 'queries')} with tied scores "
-                f"({first_ids(self.tied)}), listed in trec_eval's order already (score "
-                "descending, then document id descending)"
+                (
+                    f"{count(self.tied, 'query', 'queries')} with tied scores "
+                    f"({first_ids(self.tied)}), listed in trec_eval's order already (score "
+                    "descending, then document id descending)",
+                    "nothing to do; to rank tied documents otherwise, give them distinct scores",
+                )
             )
         elif self.tied:
             out.append(
-                f"{count(self.tied, 'query', 'queries')} with tied scores "
-                f"({first_ids(self.tied)}); {len(self.reordered)} listed in another order "
-                f"({first_ids(self.reordered)}) are ranked as trec_eval ranks ties, by "
-                "document id descending"
+                (
+                    f"{count(self.tied, 'query', 'queries')} with tied scores "
+                    f"({first_ids(self.tied)}); {len(self.reordered)} listed in another order "
+                    f"({first_ids(self.reordered)}) are ranked as trec_eval ranks ties, by "
+                    "document id descending",
+                    "to keep the file's order, give tied documents distinct scores",
+                )
             )
         if self.contradicted:
             out.append(
-                f"{count(self.contradicted, 'query', 'queries')} whose rank column "
-                f"contradicts the scores ({first_ids(self.contradicted)}): the scores "
-                "decide the order, as in trec_eval"
+                (
+                    f"{count(self.contradicted, 'query', 'queries')} whose rank column "
+                    f"contradicts the scores ({first_ids(self.contradicted)}): the scores "
+                    "decide the order, as in trec_eval",
+                    "make the rank column agree with the scores, or drop it",
+                )
             )
         return tuple(out)
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
+from tfce_eval.model import Level
 from tfce_eval.retrieval.layouts import DatasetFiles
-from tfce_eval.retrieval.records import Doc, Fragment, Layout, Origin, Severity, Span
+from tfce_eval.retrieval.records import Doc, Fragment, Layout, Origin, Span
 from tfce_eval.retrieval.tables import Fields, Problems, iter_rows
 
 Qrels = dict[str, dict[str, int]]
@@ -49,7 +50,7 @@ def read_queries(
             if qid in origins:
                 problems.at(
                     origin,
-                    f"query id {qid!r} appears twice (first at {origins[qid].where()})",
+                    f"query id {qid!r} appears twice (first at {origins[qid].where(origin.path)})",
                     "give each query its own id",
                 )
                 continue
@@ -85,7 +86,7 @@ def _fragments(fields: Fields) -> tuple[Fragment, ...]:
             fields.origin,
             f"n_gold is {n_gold} but the query lists {len(urls)} fragments",
             "set n_gold to the number of fragments",
-            Severity.WARNING,
+            Level.WARNING,
         )
     out = []
     for i, (url, start, end, score) in enumerate(zip(urls, starts, ends, scores, strict=True)):
@@ -195,7 +196,7 @@ def _add_qrel(
         problems.at(
             origin,
             f"query {qid!r} and document {docid!r} judged twice "
-            f"(first at {origins[(qid, docid)].where()})",
+            f"(first at {origins[(qid, docid)].where(origin.path)})",
             "keep one judgement per query and document",
         )
         return

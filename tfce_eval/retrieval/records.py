@@ -1,14 +1,13 @@
-"""The records of a retrieval dataset: layouts, documents, gold fragments, problems.
+"""The records of a retrieval dataset: layouts, documents, gold fragments, origins.
 
-Everything here is a frozen value parsed once by the loaders; nothing reads files.
+Everything here is a frozen value parsed once by the loaders; nothing reads files. What is
+wrong with a dataset is a `tfce_eval.model.Finding`, placed by its record's `Origin`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-
-from tfce_eval.errors import DataError
 
 
 def id_key(qid: str) -> tuple[int, int, str]:
@@ -32,52 +31,27 @@ class Layout(StrEnum):
         }[self]
 
 
-class Severity(StrEnum):
-    ERROR = "error"  # the dataset cannot be scored as it is
-    WARNING = "warning"  # it can, but something is probably not what was meant
-
-
 @dataclass(frozen=True, slots=True)
 class Origin:
-    """Where a record came from: a file and its 1-based line, or a parquet file's row.
+    """Where a record came from: a file and its 1-based line, or a row of a parquet file
+    or JSON array.
 
-    Parquet rows are counted from 0, as pandas and pyarrow count them, so that
-    `row 17` is `df.iloc[17]`; text files count lines from 1, as editors do.
+    Rows are counted from 0, as pandas and pyarrow count them, so that `row 17` is
+    `df.iloc[17]`; text files count lines from 1, as editors do.
     """
 
     path: str
     line: int
     is_row: bool = False
 
-    def where(self) -> str:
-        return f"{self.path}, {'row' if self.is_row else 'line'} {self.line}"
+    def where(self, within: str | None = None) -> str:
+        """`path, line 3` or `path, row 2`; only `line 3` when `within` is the same file."""
+        place = f"{'row' if self.is_row else 'line'} {self.line}"
+        return place if within == self.path else f"{self.path}, {place}"
 
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One thing wrong with a dataset or run file: where, what, and how to fix it."""
-
-    path: str
-    line: int | None
-    message: str
-    hint: str
-    severity: Severity = Severity.ERROR
-
-    def render(self) -> str:
-        """One line naming the file and line (or row), then the fix on the next."""
-        where = self.path
-        if self.line is not None:
-            unit = "row" if self.path.endswith(".parquet") else "line"
-            where += f", {unit} {self.line}"
-        text = f"{where}: {self.severity}: {self.message}"
-        return text + (f"\n  fix: {self.hint}" if self.hint else "")
-
-    def to_error(self) -> DataError:
-        path = self.path
-        line = self.line
-        if line is not None and path.endswith(".parquet"):
-            path, line = f"{path}, row {line}", None
-        return DataError(self.message, path=path, line=line, hint=self.hint or None)
+    def place(self) -> tuple[str, int | None]:
+        """The path and line a finding or an error names: a row is part of the path."""
+        return (self.where(), None) if self.is_row else (self.path, self.line)
 
 
 @dataclass(frozen=True, slots=True)

@@ -199,7 +199,10 @@ def _trec_python(path: Path) -> RunColumns:
         columns.ranks = [int(t) for t in rank_text]
     except ValueError:
         columns.notes.append(
-            "the rank column is not all integers and is ignored, as trec_eval ignores it"
+            (
+                "the rank column is not all integers and is ignored, as trec_eval ignores it",
+                "write the ranks as integers, or drop the rank column",
+            )
         )
     return columns
 

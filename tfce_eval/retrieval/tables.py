@@ -1,19 +1,22 @@
 """Reading the rows of a dataset file (parquet, JSON Lines, JSON), each with its origin.
 
-Every reader reports what is wrong into a `Problems` collector and goes on, so that
-`validate` can list every problem of a dataset at once; the loaders then raise the first.
-Parquet is read with pyarrow in batches, only the columns asked for.
+Every reader reports what is wrong into a `Problems` collector (as `model.Finding`s) and
+goes on, so that `validate` can list every problem of a dataset at once; the loaders then
+raise the first. Parquet is read with pyarrow in batches, only the columns asked for.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from tfce_eval.retrieval.records import Origin, Problem, Severity
+from tfce_eval.errors import DataError
+from tfce_eval.model import Finding, Level
+from tfce_eval.retrieval.records import Origin
 
 #: The suffixes of the data files a layout's directories may hold.
 DATA_SUFFIXES = (".parquet", ".jsonl", ".json")
@@ -23,11 +26,12 @@ SAME_PROBLEM_LIMIT = 10
 
 
 class Problems:
-    """Collects problems; repeats of one message in one file are counted, not listed."""
+    """Collects findings; repeats of one message in one file are counted, not listed."""
 
     def __init__(self) -> None:
-        self.items: list[Problem] = []
-        self._seen: dict[tuple[str, str], int] = {}
+        self.items: list[Finding] = []
+        # (file, message) -> how often, and the first finding: a repeat is counted only.
+        self._seen: dict[tuple[str, str], tuple[int, Finding]] = {}
         self.error_count = 0
 
     def add(
@@ -35,35 +39,42 @@ class Problems:
         path: str | Path,
         line: int | None,
         message: str,
-        hint: str,
-        severity: Severity = Severity.ERROR,
+        hint: str | None,
+        level: Level = Level.ERROR,
     ) -> None:
-        key = (str(path), message)
-        count = self._seen.get(key, 0) + 1
-        self._seen[key] = count
-        if severity is Severity.ERROR:
-            self.error_count += 1
-        if count <= SAME_PROBLEM_LIMIT:
-            self.items.append(Problem(str(path), line, message, hint, severity))
+        """A finding about a file (`line` None) or one of its lines."""
+        self._note(str(path), Finding(level, message, str(path), line, None, hint or None))
 
-    def at(
-        self, origin: Origin, message: str, hint: str, severity: Severity = Severity.ERROR
-    ) -> None:
-        self.add(origin.path, origin.line, message, hint, severity)
+    def at(self, origin: Origin, message: str, hint: str, level: Level = Level.ERROR) -> None:
+        """A finding about the record at `origin` (a line, or a row named in the path)."""
+        path, line = origin.place()
+        self._note(origin.path, Finding(level, message, path, line, None, hint or None))
+
+    def error(self, error: DataError, file: str | Path) -> None:
+        """What a reader of `file` that stops at its first problem raised, as a finding."""
+        self._note(str(file), Finding.from_error(error, path=str(file)))
+
+    def _note(self, file: str, finding: Finding) -> None:
+        key = (file, finding.message)
+        count, first = self._seen.get(key, (0, finding))
+        self._seen[key] = (count + 1, first)
+        if finding.level is Level.ERROR:
+            self.error_count += 1
+        if count < SAME_PROBLEM_LIMIT:
+            self.items.append(finding)
 
     @property
-    def errors(self) -> list[Problem]:
-        return [p for p in self.items if p.severity is Severity.ERROR]
+    def errors(self) -> list[Finding]:
+        return [f for f in self.items if f.level is Level.ERROR]
 
-    def finish(self) -> list[Problem]:
-        """Every problem, with one closing line per message that repeated past the limit."""
+    def finish(self) -> list[Finding]:
+        """Every finding, with one closing line per message that repeated past the limit."""
         out = list(dict.fromkeys(self.items))  # a part read twice reports once
-        for (path, message), count in self._seen.items():
+        for (file, message), (count, first) in self._seen.items():
             if count > SAME_PROBLEM_LIMIT:
-                first = next(p for p in self.items if p.path == path and p.message == message)
                 more = count - SAME_PROBLEM_LIMIT
                 out.append(
-                    Problem(path, None, f"{more} more like: {message}", first.hint, first.severity)
+                    Finding(first.level, f"{more} more like: {message}", file, hint=first.hint)
                 )
         return out
 
@@ -75,12 +86,8 @@ class Problems:
         first = errors[0]
         if self.error_count > 1:
             more = self.error_count - 1
-            first = Problem(
-                first.path,
-                first.line,
-                f"{first.message} ({more} more: tfce-eval validate lists them)",
-                first.hint,
-            )
+            message = f"{first.message} ({more} more: tfce-eval validate lists them)"
+            first = dataclasses.replace(first, message=message)
         raise first.to_error()
 
 
@@ -185,10 +192,11 @@ def _json_rows(path: Path, problems: Problems) -> Iterator[tuple[Origin, dict[st
         problems.add(name, None, "not a JSON array", "write the rows as a JSON array of objects")
         return
     for row, record in enumerate(data):
+        origin = Origin(name, row, is_row=True)
         if not isinstance(record, dict):
-            problems.add(name, row, "not a JSON object", "each item must be a JSON object")
+            problems.at(origin, "not a JSON object", "each item must be a JSON object")
             continue
-        yield Origin(name, row, is_row=True), record
+        yield origin, record
 
 
 def _json_reason(exc: Exception) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tfce_eval.errors import DataError
+from tfce_eval.model import Finding, Level
 from tfce_eval.retrieval.dataset import RetrievalDataset, read_dataset
 from tfce_eval.retrieval.layouts import (
     LAYOUT_HINT,
@@ -24,7 +25,7 @@ from tfce_eval.retrieval.layouts import (
 )
 from tfce_eval.retrieval.ranking import RunForm
 from tfce_eval.retrieval.readers import iter_docs, read_top_ranked
-from tfce_eval.retrieval.records import Layout, Problem, Severity
+from tfce_eval.retrieval.records import Layout
 from tfce_eval.retrieval.runs import read_run
 from tfce_eval.retrieval.tables import Problems
 
@@ -35,12 +36,12 @@ def validate_retrieval(
     split: str | None = None,
     corpus: str | None = None,
     qrels: str | Path | None = None,
-) -> list[Problem]:
-    """Every problem of a retrieval dataset (errors and warnings); empty when it is sound."""
+) -> list[Finding]:
+    """Every finding of a retrieval dataset (errors and warnings); empty when it is sound."""
     root = Path(path)
     layout = detect_layout(root)
     if layout is None:
-        return [Problem(str(root), None, "not a retrieval dataset", LAYOUT_HINT)]
+        return [Finding(Level.ERROR, "not a retrieval dataset", str(root), hint=LAYOUT_HINT)]
     problems = Problems()
     splits = [split] if split is not None else list(splits_of(root, layout))
     if not splits:
@@ -55,7 +56,7 @@ def validate_retrieval(
             try:
                 files = locate(root, split=name, corpus=corpus_name)
             except DataError as exc:
-                problems.add(exc.path or str(root), exc.line, exc.message, exc.hint or "")
+                problems.error(exc, root)
                 continue
             dataset = read_dataset(files, problems, qrels=qrels)
             _check_split(dataset, ids, problems)
@@ -84,7 +85,7 @@ def _check_corpus(
                 origin,
                 f"document {doc.id!r} has no text",
                 "give it text, or drop it",
-                Severity.WARNING,
+                Level.WARNING,
             )
     return ids
 
@@ -98,14 +99,14 @@ def _check_split(dataset: RetrievalDataset, ids: set[str], problems: Problems) -
                 origin,
                 f"query {qid!r} has no judgements and is not scored",
                 "judge it, or drop it",
-                Severity.WARNING,
+                Level.WARNING,
             )
         elif not any(rel > 0 for rel in docs.values()):
             problems.at(
                 origin,
                 f"query {qid!r} has no relevant document and is not scored",
                 "judge at least one document relevant, or drop the query",
-                Severity.WARNING,
+                Level.WARNING,
             )
     if ids:
         for (_qid, docid), origin in dataset.qrel_origins.items():
@@ -141,7 +142,7 @@ def _check_retrieved(
         try:
             run = read_run(path, form=RunForm.ROWS)
         except DataError as exc:
-            problems.add(exc.path or str(path), exc.line, exc.message, exc.hint or "")
+            problems.error(exc, path)
             continue
         unknown = [q for q in run.rankings if q not in dataset.queries]
         if unknown:
@@ -160,5 +161,5 @@ def _check_retrieved(
                     f"{len(absent)} retrieved documents are not in the corpus (first: {absent[0]})",
                     "retrieve from this dataset's corpus",
                 )
-        for warning in run.warnings:
-            problems.add(path, None, warning, "", Severity.WARNING)
+        for warning, fix in run.warning_fixes:
+            problems.add(path, None, warning, fix, Level.WARNING)
