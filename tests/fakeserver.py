@@ -74,6 +74,7 @@ FAULTS = (
     "deep",  # a 200 whose body is nested 100,000 deep
     "trickle",  # headers at once, then the body one byte every `trickle_s`
     "redirect",  # 307 to the same path on another host (`redirect_to`, else 127.0.0.2)
+    "qa_text",  # (always) QA answers as text even when a tool is forced
 )
 
 
@@ -529,7 +530,7 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             answer = truth.reference
             if truth.id in cfg.qa_wrong:
                 answer = next((x for x in (*truth.labels, "false", "true") if x != answer), "no")
-            if body.get("tools"):
+            if body.get("tools") and "qa_text" not in cfg.always:
                 self._send(200, _qa_message(api, body, None, answer))
             else:
                 self._send(200, _qa_message(api, body, f"Reasoning first.\nANSWER: {answer}", None))

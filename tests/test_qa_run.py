@@ -291,3 +291,39 @@ def test_rag_lift_between_a_closed_book_and_a_rag_run(tmp_path: Path) -> None:
     rows = {r["category"]: r for r in json.loads(out.output)["paired"]["rows"]}
     assert rows["mc"]["only_b"] + rows["tf"]["only_b"] == len(wrong)
     assert rows["mc"]["only_a"] == 0 and rows["mc"]["p_value"] <= 1.0
+
+
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+def test_doctor_checks_the_forced_tool_and_the_answer_line(server: FakeServer, api: str) -> None:
+    model = "vllm/m" if api == "openai" else "anthropic/claude-test"
+    url = server.base_url if api == "openai" else server.root_url
+    result = CliRunner().invoke(
+        main, ["doctor", "--model", model, "--base-url", url, "--data", "builtin:telco-qna"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "forced `answer` tool was called" in result.output
+    assert "ANSWER: line was read" in result.output
+    assert "fc mode: the answer is right" in result.output
+    assert len(server.log) == 2
+    forced, prompted = (entry.body for entry in server.log)
+    assert "tools" in forced and "tools" not in prompted
+
+
+def test_doctor_says_when_the_server_ignores_the_forced_tool() -> None:
+    with serve(always=("qa_text",)) as server:
+        result = CliRunner().invoke(
+            main,
+            [
+                "doctor",
+                "--model",
+                "vllm/m",
+                "--base-url",
+                server.base_url,
+                "--data",
+                "builtin:telco-qna",
+            ],
+        )
+    assert result.exit_code == 1, result.output
+    assert "PROBLEM  fc mode: no `answer` tool call came back" in result.output
+    assert "ANSWER: line was read" in result.output  # prompt mode still works
+    assert "Traceback" not in result.output

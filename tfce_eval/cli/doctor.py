@@ -6,9 +6,8 @@ from pathlib import Path
 
 import click
 
-from tfce_eval.cli.options import base_url_option, timeout_option
+from tfce_eval.cli.options import DATA, base_url_option, timeout_option
 from tfce_eval.model import Level
-from tfce_eval.providers.doctor import diagnose
 
 _MARK = {Level.OK: "ok     ", Level.WARNING: "warning", Level.ERROR: "PROBLEM"}
 
@@ -24,8 +23,10 @@ _MARK = {Level.OK: "ok     ", Level.WARNING: "warning", Level.ERROR: "PROBLEM"}
 @base_url_option
 @click.option(
     "--data",
-    type=click.Path(path_type=Path, file_okay=False),
-    help="Dataset to take the item from. Default: the built-in dataset.",
+    type=DATA,
+    metavar="DIR|builtin:NAME",
+    help="Dataset to take the item from. Default: the built-in fc dataset. A QA "
+    "dataset (builtin:telco-qna) checks the forced answer tool and the ANSWER: line.",
 )
 @click.option(
     "--item",
@@ -44,15 +45,30 @@ def doctor_command(
     the server is usable for `run --mode fc` (warnings included: fewer calls than asked is
     the model's choice), 1 otherwise.
     """
-    report = diagnose(model, base_url=base_url, data=data, item_id=item_id, timeout_s=timeout)
+    from tfce_eval.tasks import TaskKind, resolve_data
+
+    qa = data is not None and resolve_data(data).task is not TaskKind.FC
+    if qa:
+        from tfce_eval.providers.doctor_qa import diagnose_qa
+
+        assert data is not None
+        report = diagnose_qa(
+            model, data=data, base_url=base_url, item_id=item_id, timeout_s=timeout
+        )
+    else:
+        from tfce_eval.providers.doctor import diagnose
+
+        report = diagnose(model, base_url=base_url, data=data, item_id=item_id, timeout_s=timeout)
     click.echo(f"doctor: {report.provider}/{report.model} at {report.base_url}")
-    if report.item_id:
+    if report.item_id and not qa:
         click.echo(f"item: {report.item_id} ({report.expected_calls} calls expected)")
+    elif report.item_id:
+        click.echo(f"item: {report.item_id}")
     for finding in report.findings:
         click.echo(f"{_MARK[finding.level]}  {finding.message}")
         if finding.hint:
             click.echo(f"  fix: {finding.hint}")
     if report.ok:
-        click.echo("ready for `tfce-eval run --mode fc`")
+        click.echo("ready for `tfce-eval run --mode fc`" + (" and --mode prompt" if qa else ""))
     else:
         raise SystemExit(1)

@@ -45,7 +45,7 @@ from tfce_eval.qa.predictions import (
     RetrievedChunk,
     read_predictions,
 )
-from tfce_eval.qa.prompts import TOOL_NAME, answer_tool, fc_message, prompt_text
+from tfce_eval.qa.prompts import TOOL_NAME, answer_tool, chat_parts, fc_message, prompt_text
 from tfce_eval.qa.qasper import answer_f1, evidence_f1, paragraph_f1, qasper_dataset
 from tfce_eval.qa.records import ErrorType, QaScore, score_item
 from tfce_eval.qa.runs import QaRun, load_qa_run
@@ -92,6 +92,7 @@ __all__ = [
     "answer_f1",
     "answer_tool",
     "builtin_telco_dir",
+    "chat_parts",
     "check_judge",
     "choose_split",
     "clean_response",

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tfce_eval.model import FunctionDoc
 from tfce_eval.qa.items import AnswerType, QaItem
 
 #: The name of the one tool of fc mode.
@@ -93,3 +94,15 @@ def fc_message(item: QaItem, contexts: Sequence[str] = ()) -> str:
     parts.append("")
     parts.append(f"Give your answer by calling the {TOOL_NAME} tool.")
     return "\n".join(parts)
+
+
+def chat_parts(
+    item: QaItem, contexts: Sequence[str], *, fc: bool
+) -> tuple[list[dict[str, str]], list[FunctionDoc], str | None]:
+    """What a chat request for this item holds, whichever API it goes to: the messages,
+    the functions offered and the one forced (fc mode), or none (prompt mode)."""
+    if not fc:
+        return [{"role": "user", "content": prompt_text(item, contexts)}], [], None
+    doc = answer_tool(item)
+    function = FunctionDoc(doc["name"], doc["description"], doc)
+    return [{"role": "user", "content": fc_message(item, contexts)}], [function], TOOL_NAME

@@ -20,7 +20,6 @@ from typing import Any
 from tfce_eval.decode.answer import decode_output
 from tfce_eval.errors import UsageError
 from tfce_eval.jsonl import JsonLines
-from tfce_eval.model import FunctionDoc
 from tfce_eval.providers.base import (
     Mode,
     Provider,
@@ -35,9 +34,7 @@ from tfce_eval.qa import (
     QaItem,
     QaOutput,
     RetrievedChunk,
-    answer_tool,
-    fc_message,
-    prompt_text,
+    chat_parts,
 )
 from tfce_eval.retrieval import detect_layout, load_retrieval, read_run, retrieve
 from tfce_eval.run.asking import tries
@@ -95,11 +92,6 @@ class QaRequest:
         return self.item.id
 
 
-def answer_doc(item: QaItem) -> FunctionDoc:
-    doc = answer_tool(item)
-    return FunctionDoc(doc["name"], doc.get("description", ""), doc)
-
-
 @dataclass(frozen=True, slots=True)
 class QaAsker:
     """The asker of question answering (see run.asking.Asker)."""
@@ -110,20 +102,14 @@ class QaAsker:
     def request(
         self, provider: Provider, req: QaRequest, options: RequestOptions
     ) -> dict[str, Any]:
-        if self.mode is Mode.FC:
-            message = fc_message(req.item, req.passages)
-            doc = answer_doc(req.item)
-            return provider.build_chat(
-                [{"role": "user", "content": message}], options, functions=[doc], force=doc.name
-            )
-        text = prompt_text(req.item, req.passages)
-        return provider.build_chat([{"role": "user", "content": text}], options)
+        messages, functions, force = chat_parts(req.item, req.passages, fc=self.mode is Mode.FC)
+        return provider.build_chat(messages, options, functions=functions, force=force)
 
     def answer(self, req: QaRequest, raw: dict[str, Any], response: Response) -> dict[str, Any]:
         answer: Any = None
         if self.mode is Mode.FC:
-            doc = answer_doc(req.item)
-            decoded = decode_output(raw, name_map=name_map([doc]), item_id=req.id)
+            _, docs, _ = chat_parts(req.item, (), fc=True)
+            decoded = decode_output(raw, name_map=name_map(docs), item_id=req.id)
             for call in decoded.calls or ():
                 if call.name == TOOL_NAME and "answer" in call.arguments:
                     answer = call.arguments["answer"]
