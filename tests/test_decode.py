@@ -775,3 +775,82 @@ def test_conformance_outputs(output: dict[str, Any], outcome: str) -> None:
         assert result.calls == ()
     else:
         assert _pairs(result) == [("calculate_path_loss", PATH_LOSS)]
+
+
+# --- the lean pass over plain arguments -----------------------------------------------------
+
+
+def _random_value(rng: Any, depth: int) -> Any:
+    """A random argument value, mostly plain JSON, sometimes what the full walk must judge."""
+    pick = rng.random()
+    if depth < 4 and pick < 0.25:
+        return {
+            rng.choice(["a", "bb", "ccc", "", "键"]) + str(i): _random_value(rng, depth + 1)
+            for i in range(rng.randrange(4))
+        }
+    if depth < 4 and pick < 0.4:
+        return [_random_value(rng, depth + 1) for _ in range(rng.randrange(4))]
+    return rng.choice(
+        [
+            "x" * rng.randrange(12),
+            rng.randrange(-(10**6), 10**6),
+            2**63,
+            -(2**64) - 1,
+            10**999,
+            10**1000,
+            0.5,
+            float("nan"),
+            float("inf"),
+            True,
+            None,
+            (1, "t"),
+            {1: "non-string key"},
+            {1, 2},
+        ]
+    )
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_lean_pass_decides_as_the_full_walk(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Arguments decoded with the lean pass over plain values and without it give the same
+    calls, or the same error, whatever the values and however tight the budgets."""
+    import random
+
+    import tfce_eval.decode.answer as answer
+
+    rng = random.Random(seed)
+    answers = []
+    for _ in range(300):
+        calls = [
+            {"name": f"f{i}", "arguments": {f"p{j}": _random_value(rng, 1) for j in range(3)}}
+            for i in range(rng.randrange(1, 3))
+        ]
+        answers.append({"id": "x", "calls": calls})
+    limits = [
+        DecodeLimits(),
+        DecodeLimits(max_values=rng.randrange(2, 30), max_chars=rng.randrange(5, 60)),
+        DecodeLimits(max_depth=2),
+    ]
+
+    def decode_all() -> list[Any]:
+        out = []
+        for value in answers:
+            for limit in limits:
+                result = decode_output(value, limits=limit)
+                calls = None if result.calls is None else [c.to_json() for c in result.calls]
+                out.append((repr(calls), result.error))
+        return out
+
+    lean = decode_all()
+    monkeypatch.setattr(answer, "plain_copy", lambda *args: None)
+    assert decode_all() == lean
+    assert len({e for _, e in lean if e}) > 5  # the budgets and refusals were reached
+
+
+def test_decoded_arguments_are_copies() -> None:
+    arguments = {"a": [1, {"b": "c"}], "d": {"e": None}}
+    (call,) = decode_output({"calls": [{"name": "f", "arguments": arguments}]}).calls or ()
+    assert call.arguments == arguments
+    assert call.arguments is not arguments
+    assert call.arguments["a"] is not arguments["a"]
+    assert call.arguments["a"][1] is not arguments["a"][1]

@@ -69,6 +69,7 @@ from itertools import islice
 from typing import Any, cast
 
 from tfce_eval.decode.limits import DecodeError, DecodeLimits, number_problem, too_many
+from tfce_eval.decode.plain import plain_copy
 from tfce_eval.decode.text import TextDecoder, load_json
 from tfce_eval.errors import HarnessError
 from tfce_eval.jsonl import json_type
@@ -145,9 +146,20 @@ def _harness_message(value: object, item_id: str | None, exc: Exception) -> str:
     )
 
 
+#: The types `_dump` passes as they are (by exact type first: isinstance costs more).
+_PLAIN = frozenset({str, int, float, bool, list, tuple, dict, Call})
+
+
+def _is_map(value: object) -> bool:
+    """isinstance(value, Mapping), asked cheaply of dicts and None first."""
+    return type(value) is dict or (value is not None and isinstance(value, Mapping))
+
+
 def _dump(value: object) -> object:
     """SDK objects (pydantic models) become the dicts they serialise to."""
-    if isinstance(value, str | int | float | bool | list | tuple | dict | Call) or value is None:
+    if type(value) in _PLAIN or value is None:
+        return value
+    if isinstance(value, str | int | float | bool | list | tuple | dict | Call):
         return value
     dump = getattr(value, "model_dump", None)
     if callable(dump):
@@ -196,6 +208,10 @@ class _Decoder:
         value = _dump(value)
         if value is None:
             return []
+        if type(value) is dict:  # the usual cases first; the chain below decides the rest
+            return self.mapping(value, depth)
+        if type(value) is list:
+            return self.sequence(value, depth)
         if isinstance(value, Call):
             return [Call(value.name, self.arguments(dict(value.arguments), value.name))]
         if isinstance(value, str):
@@ -214,7 +230,7 @@ class _Decoder:
             return self.value(d.get("content"), depth + 1)
         if d.get("object") == "response" and isinstance(d.get("output"), list):
             return self.value(d["output"], depth + 1)
-        if kind in _CALL_TYPES or isinstance(d.get("function"), Mapping):
+        if kind in _CALL_TYPES or _is_map(d.get("function")):
             return [self.call(d)]
         present = False
         for key, types in _RECORD_KEYS:
@@ -256,7 +272,7 @@ class _Decoder:
                 native = True
             elif isinstance(item, str):
                 texts.append(item)
-            elif isinstance(item, Mapping):
+            elif type(item) is dict or isinstance(item, Mapping):
                 kind = item.get("type")
                 if kind in _TEXT_TYPES:
                     if isinstance(item.get("text"), str):
@@ -283,26 +299,31 @@ class _Decoder:
     def maybe_call(self, d: Mapping[str, Any]) -> Call | None:
         """The call a dict holds, or None when it has no call shape."""
         kind = d.get("type")
-        if kind in _CALL_TYPES or isinstance(d.get("function"), Mapping):
+        if kind in _CALL_TYPES or _is_map(d.get("function")):
             return self.call(d)
         if isinstance(d.get("name"), str) and "role" not in d and kind in (None, "function"):
             return self.call(d)
         if len(d) == 1:  # BFCL: {"f": {"a": 1}}
             ((name, args),) = d.items()
-            if isinstance(args, Mapping) or (
-                isinstance(args, str) and args.lstrip().startswith("{")
-            ):
-                return self.call({"name": name, "arguments": args})
+            if _is_map(args) or (isinstance(args, str) and args.lstrip().startswith("{")):
+                return self.named_call(name, args)
         return None
 
     def call(self, d: Mapping[str, Any]) -> Call:
-        source = d["function"] if isinstance(d.get("function"), Mapping) else d
-        name = source.get("name")
+        source = d["function"] if _is_map(d.get("function")) else d
+        raw = None
+        for key in _ARGUMENT_KEYS:
+            if key in source:
+                raw = source[key]
+                break
+        return self.named_call(source.get("name"), raw)
+
+    def named_call(self, name: object, raw: object) -> Call:
+        """The call of `name` with the arguments `raw` (an object, a JSON string, None)."""
         if not isinstance(name, str) or not name.strip():
             got = repr(name) if isinstance(name, str) else json_type(name)
             raise DecodeError(f"a call has no function name (got {got})")
         self.spend(1, len(name))
-        raw = next((source[k] for k in _ARGUMENT_KEYS if k in source), None)
         return Call(name=name, arguments=self.arguments(raw, _clip(name)))
 
     def arguments(self, raw: object, name: str) -> dict[str, Any]:
@@ -316,6 +337,13 @@ class _Decoder:
                 raw = load_json(raw, where, self.limits) if raw.strip() else {}
         if raw is None:
             return {}
+        if type(raw) is dict:  # the usual answer: plain JSON, checked and copied leanly
+            counts = [0, 0]
+            copied = plain_copy(raw, 1, self.limits.max_depth, counts)
+            if copied is not None and counts[0] <= self.values and counts[1] <= self.chars:
+                self.values -= counts[0]
+                self.chars -= counts[1]
+                return cast("dict[str, Any]", copied)
         if not isinstance(raw, Mapping):
             raise DecodeError(f"the arguments of {name} must be an object, not {json_type(raw)}")
         arguments: dict[str, Any] = self.json_like(raw, 1, name)

@@ -1,0 +1,79 @@
+"""Argument values that are plain JSON already, checked and copied in one lean pass.
+
+Answers read from JSON (an outputs file, an SDK's parsed arguments) nearly always hold plain
+values: dicts with string keys, lists, strings, small integers, finite floats, booleans and
+null, nested a few levels. `plain_copy` copies such a value and counts what the structure
+decoder's budgets count (values: the members and items of containers; characters: keys and
+strings). It gives up (None) at the first thing the full walk (`answer`'s `json_like`)
+would have to judge: another type, a key that is not a string, an integer of more than 64
+bits, a number that is not finite, nesting past the limit. The caller then runs the full
+walk, which says what is wrong in its own words: the lean pass changes no verdict and no
+message, it only spares the full walk's bookkeeping for the usual answer.
+"""
+
+from __future__ import annotations
+
+from math import isfinite
+from typing import Any
+
+#: Integers up to this many bits are accepted here; longer ones (rare) go to the full walk,
+#: which counts their digits.
+_SMALL_INT_BITS = 64
+
+
+def plain_copy(value: Any, depth: int, max_depth: int, counts: list[int]) -> Any:
+    """A copy of the dict or list `value` (at container `depth`), or None to give up.
+
+    Adds to `counts` the values ([0]) and characters ([1]) the full walk would spend.
+    """
+    if depth > max_depth:
+        return None
+    chars = 0
+    if type(value) is dict:
+        counts[0] += len(value)
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                return None
+            chars += len(key)
+            kind = type(item)
+            if kind is str:
+                chars += len(item)
+            elif kind is int:
+                if item.bit_length() > _SMALL_INT_BITS:
+                    return None
+            elif kind is float:
+                if not isfinite(item):
+                    return None
+            elif kind is dict or kind is list:
+                item = plain_copy(item, depth + 1, max_depth, counts)
+                if item is None:
+                    return None
+            elif item is not None and kind is not bool:
+                return None
+            out[key] = item
+        counts[1] += chars
+        return out
+    if type(value) is not list:
+        return None
+    counts[0] += len(value)
+    items: list[Any] = []
+    for item in value:
+        kind = type(item)
+        if kind is str:
+            chars += len(item)
+        elif kind is int:
+            if item.bit_length() > _SMALL_INT_BITS:
+                return None
+        elif kind is float:
+            if not isfinite(item):
+                return None
+        elif kind is dict or kind is list:
+            item = plain_copy(item, depth + 1, max_depth, counts)
+            if item is None:
+                return None
+        elif item is not None and kind is not bool:
+            return None
+        items.append(item)
+    counts[1] += chars
+    return items
