@@ -10,30 +10,29 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from tfce_eval.errors import RunError, RunInterrupted, UsageError
+from tfce_eval.errors import UsageError
 from tfce_eval.providers import Mode, Provider, make_provider
-from tfce_eval.providers.registry import parse_model
-from tfce_eval.qa import AnswerType, QaDataset, check_judge, score_outputs
+from tfce_eval.qa import AnswerType, QaDataset, QaResult, check_judge, score_outputs
 from tfce_eval.run.config import RunConfig, RunResult
-from tfce_eval.run.directory import finished_ids, prepare_run_dir
+from tfce_eval.run.driver import Plan, drive
 from tfce_eval.run.judge import ProviderJudge
-from tfce_eval.run.metadata import RunIdentity, build_meta, dropped_from, now_iso, selection_digest
-from tfce_eval.run.progress import NullProgress, ProgressSink
+from tfce_eval.run.metadata import RunIdentity, selection_digest
+from tfce_eval.run.progress import ProgressSink
 from tfce_eval.run.qa import (
     Context,
     ContextSpec,
     QaAsker,
+    QaRequest,
     build_requests,
     default_corpus,
     iter_requests,
     read_outputs,
 )
-from tfce_eval.run.sending import ask_items, interrupted, request_notes, run_notes
-from tfce_eval.run.session import SessionStats
-from tfce_eval.scoring.rundir import RunDir, write_json
+from tfce_eval.scoring.rundir import RunDir
 from tfce_eval.tasks.load import load_qa_dataset
 
 ANSWER_TYPE_ORDER = (AnswerType.MC, AnswerType.TF, AnswerType.OPEN)
@@ -124,30 +123,9 @@ def run_qa_locked(config: RunConfig, run_dir: RunDir, progress: ProgressSink | N
     ids = select_qa_ids(dataset, config)
     judge = make_judge(config)  # refused before anything is asked when it is the model
     provider = make_provider(config.model, base_url=config.base_url, timeout_s=config.timeout_s)
-    identity = _identity(dataset, provider, config, spec, ids)
-    saved = prepare_run_dir(run_dir, identity, force=config.force)
-    dropped = dropped_from(saved) if saved else {}
     corpus = config.corpus or (default_corpus(config.data) if config.data else None)
-    meta = saved or build_meta(
-        identity,
-        api=str(parse_model(config.model)[0].api),
-        dataset_path=str(config.data),
-        selection={"items": len(ids), "limit": config.limit, "ids": list(config.ids) or None},
-        settings=_settings(config),
-        sdk=provider.sdk_versions(),
-        request_notes=request_notes(provider, config, dropped),
-        dropped_params=dropped,
-        started_at=now_iso(),
-    )
-    if saved:
-        meta.update(_settings(config), sdk=provider.sdk_versions())
-    done = finished_ids(run_dir.outputs) & set(ids)
-    todo = [i for i in ids if i not in done]
-    stats = SessionStats(dropped=dict(dropped))
-    if todo:
-        problem = provider.credentials_problem()
-        if problem:
-            raise RunError(problem)
+
+    def items(todo: list[str]) -> Iterator[QaRequest]:
         run_dir.path.mkdir(parents=True, exist_ok=True)
         requests = build_requests(
             dataset,
@@ -157,21 +135,9 @@ def run_qa_locked(config: RunConfig, run_dir: RunDir, progress: ProgressSink | N
             work_dir=run_dir.path,
             cache_dir=config.cache_dir or default_cache_dir(),
         )
-        stats = ask_items(
-            provider,
-            QaAsker(config.mode, spec.kind),
-            config,
-            meta,
-            run_dir,
-            iter_requests(requests, todo),
-            dropped,
-            progress or NullProgress(),
-            total=len(ids),
-            done=len(done),
-        )
-    meta["dropped_params"] = stats.dropped
-    meta["request_notes"] = request_notes(provider, config, stats.dropped)
-    try:
+        return iter_requests(requests, todo)
+
+    def score(meta: Mapping[str, Any]) -> tuple[QaResult, int]:
         outputs, _ = read_outputs(run_dir.outputs, ids)
         result = score_outputs(
             outputs,
@@ -189,31 +155,23 @@ def run_qa_locked(config: RunConfig, run_dir: RunDir, progress: ProgressSink | N
                 }
             },
         )
-    except KeyboardInterrupt:
-        raise RunInterrupted(interrupted(run_dir, None, len(ids), config)) from None
-    request_errors = sum(1 for r in result.records if str(r.error_type) == "request_error")
-    meta["status"] = "finished"
-    meta["finished_at"] = now_iso()
-    meta["counts"] = {
-        "items": len(ids),
-        "answered": len(ids) - request_errors,
-        "request_errors": request_errors,
-    }
-    write_json(run_dir.run_json, meta)
-    context_note = (
-        (f"context: {spec.kind}, top {spec.k} chunks of {corpus}",)
-        if spec.kind in (Context.BM25, Context.RUN)
-        else ()
+        errors = sum(1 for r in result.records if str(r.error_type) == "request_error")
+        return result, errors
+
+    notes: tuple[str, ...] = ()
+    if spec.kind in (Context.BM25, Context.RUN):
+        notes = (f"context: {spec.kind}, top {spec.k} chunks of {corpus}",)
+    plan = Plan(
+        ids=ids,
+        identity=_identity(dataset, provider, config, spec, ids),
+        dataset_path=str(config.data),
+        settings=_settings(config),
+        asker=QaAsker(config.mode, spec.kind),
+        items=items,
+        score=score,
+        notes=notes,
     )
-    return RunResult(
-        run_dir.path,
-        result,
-        len(ids),
-        len(done),
-        stats.asked,
-        request_errors,
-        (*run_notes(meta), *context_note),
-    )
+    return drive(config, run_dir, provider, plan, progress)
 
 
 def dump_qa_request(config: RunConfig, item_id: str) -> dict[str, Any]:

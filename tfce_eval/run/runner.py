@@ -13,27 +13,23 @@ from pathlib import Path
 from typing import Any
 
 from tfce_eval.dataset.load import Dataset, load_dataset
-from tfce_eval.errors import RunError, RunInterrupted, UsageError
+from tfce_eval.errors import UsageError
 from tfce_eval.model import CATEGORY_ORDER, Category, ErrorCode
 from tfce_eval.providers import Provider, default_run_name, make_provider
 from tfce_eval.providers.registry import parse_model
 from tfce_eval.run.asking import FcAsker
 from tfce_eval.run.config import RunConfig, RunResult
-from tfce_eval.run.directory import checked_run_name, finished_ids, prepare_run_dir
+from tfce_eval.run.directory import checked_run_name
+from tfce_eval.run.driver import Plan, drive
 from tfce_eval.run.lock import RunLock
 from tfce_eval.run.metadata import (
     RunIdentity,
-    build_meta,
-    dropped_from,
-    now_iso,
     selection_digest,
 )
-from tfce_eval.run.progress import NullProgress, ProgressSink
+from tfce_eval.run.progress import ProgressSink
 from tfce_eval.run.qa_run import dump_qa_request, run_qa_locked
-from tfce_eval.run.sending import ask_items, interrupted, request_notes, run_notes
-from tfce_eval.run.session import SessionStats
 from tfce_eval.scoring.options import ScoreOptions
-from tfce_eval.scoring.rundir import RunDir, write_json
+from tfce_eval.scoring.rundir import RunDir
 from tfce_eval.scoring.score import ScoreResult, score_outputs
 
 
@@ -180,48 +176,9 @@ def _run_locked(
     dataset = _load(config)
     ids = select_ids(dataset, config)
     provider = make_provider(config.model, base_url=config.base_url, timeout_s=config.timeout_s)
-    identity = _identity(dataset, provider, config, ids)
-    saved = prepare_run_dir(run_dir, identity, force=config.force)
-    dropped = dropped_from(saved) if saved else {}
-    meta = saved or build_meta(
-        identity,
-        api=str(parse_model(config.model)[0].api),
-        dataset_path=str(dataset.root)
-        if dataset.root
-        else [str(p) for p in dataset.question_files],
-        selection={"items": len(ids), "limit": config.limit, "ids": list(config.ids) or None},
-        settings=_settings(config),
-        sdk=provider.sdk_versions(),
-        request_notes=request_notes(provider, config, dropped),
-        dropped_params=dropped,
-        started_at=now_iso(),
-    )
-    if saved:
-        meta.update(_settings(config), sdk=provider.sdk_versions())
-    done = finished_ids(run_dir.outputs) & set(ids)
-    todo = [i for i in ids if i not in done]
-    sink = progress or NullProgress()
-    stats = SessionStats(dropped=dict(dropped))
-    if todo:
-        problem = provider.credentials_problem()
-        if problem:
-            raise RunError(problem)
-        stats = ask_items(
-            provider,
-            FcAsker(config.mode),
-            config,
-            meta,
-            run_dir,
-            dataset.iter_items(ids=todo),
-            dropped,
-            sink,
-            total=len(ids),
-            done=len(done),
-        )
-    meta["dropped_params"] = stats.dropped
-    meta["request_notes"] = request_notes(provider, config, stats.dropped)
-    try:
-        score = score_outputs(
+
+    def score(meta: Mapping[str, Any]) -> tuple[ScoreResult, int]:
+        result = score_outputs(
             run_dir.outputs,
             dataset,
             ScoreOptions(
@@ -242,18 +199,19 @@ def _run_locked(
             },
         )
         if write_reports is not None:  # the reports describe the run as it ends
-            write_reports(score, dataset, {**meta, "status": "finished"})
-    except KeyboardInterrupt:
-        raise RunInterrupted(interrupted(run_dir, None, len(ids), config)) from None
-    request_errors = sum(1 for r in score.records if r.error_type is ErrorCode.REQUEST_ERROR)
-    meta["status"] = "finished"
-    meta["finished_at"] = now_iso()
-    meta["counts"] = {
-        "items": len(ids),
-        "answered": len(ids) - request_errors,
-        "request_errors": request_errors,
-    }
-    write_json(run_dir.run_json, meta)
-    return RunResult(
-        run_dir.path, score, len(ids), len(done), stats.asked, request_errors, run_notes(meta)
+            write_reports(result, dataset, meta)
+        errors = sum(1 for r in result.records if r.error_type is ErrorCode.REQUEST_ERROR)
+        return result, errors
+
+    plan = Plan(
+        ids=ids,
+        identity=_identity(dataset, provider, config, ids),
+        dataset_path=str(dataset.root)
+        if dataset.root
+        else [str(p) for p in dataset.question_files],
+        settings=_settings(config),
+        asker=FcAsker(config.mode),
+        items=lambda todo: dataset.iter_items(ids=todo),
+        score=score,
     )
+    return drive(config, run_dir, provider, plan, progress)

@@ -1,0 +1,112 @@
+"""The course of every run, whatever its task: prepare the directory, ask what is left, score.
+
+A task hands the driver a `Plan`: the selected ids, the run's identity and settings, the
+asker, a way to make the items still to ask, and its scorer. The driver does the rest the
+same way for every task: run.json (new, or resumed when the identity matches), the ids
+already answered, the credentials check, the session, the score (interruptible), and the
+final counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tfce_eval.errors import RunError, RunInterrupted
+from tfce_eval.providers import Provider
+from tfce_eval.providers.registry import parse_model
+from tfce_eval.run.asking import Asker
+from tfce_eval.run.config import RunConfig, RunResult
+from tfce_eval.run.directory import finished_ids, prepare_run_dir
+from tfce_eval.run.metadata import RunIdentity, build_meta, dropped_from, now_iso
+from tfce_eval.run.progress import NullProgress, ProgressSink
+from tfce_eval.run.sending import ask_items, interrupted, request_notes, run_notes
+from tfce_eval.run.session import SessionStats
+from tfce_eval.scoring.rundir import RunDir, write_json
+
+#: Scores every selected item's output once the session is over: given run.json as it
+#: ends, returns the task's score result and how many items ended as request errors.
+Scorer = Callable[[Mapping[str, Any]], tuple[Any, int]]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one task gives the shared run (see the module's docstring)."""
+
+    ids: Sequence[str]
+    identity: RunIdentity
+    dataset_path: str | list[str]
+    settings: Mapping[str, Any]
+    asker: Asker
+    items: Callable[[list[str]], Iterator[Any]]  # the items of these ids, in this order
+    score: Scorer
+    notes: tuple[str, ...] = ()
+
+
+def drive(
+    config: RunConfig,
+    run_dir: RunDir,
+    provider: Provider,
+    plan: Plan,
+    progress: ProgressSink | None,
+) -> RunResult:
+    """Run (or resume) `plan` in `run_dir`, which the caller has locked."""
+    ids = list(plan.ids)
+    saved = prepare_run_dir(run_dir, plan.identity, force=config.force)
+    dropped = dropped_from(saved) if saved else {}
+    meta = saved or build_meta(
+        plan.identity,
+        api=str(parse_model(config.model)[0].api),
+        dataset_path=plan.dataset_path,
+        selection={"items": len(ids), "limit": config.limit, "ids": list(config.ids) or None},
+        settings=plan.settings,
+        sdk=provider.sdk_versions(),
+        request_notes=request_notes(provider, config, dropped),
+        dropped_params=dropped,
+        started_at=now_iso(),
+    )
+    if saved:
+        meta.update(plan.settings, sdk=provider.sdk_versions())
+    done = finished_ids(run_dir.outputs) & set(ids)
+    todo = [i for i in ids if i not in done]
+    stats = SessionStats(dropped=dict(dropped))
+    if todo:
+        problem = provider.credentials_problem()
+        if problem:
+            raise RunError(problem)
+        stats = ask_items(
+            provider,
+            plan.asker,
+            config,
+            meta,
+            run_dir,
+            plan.items(todo),
+            dropped,
+            progress or NullProgress(),
+            total=len(ids),
+            done=len(done),
+        )
+    meta["dropped_params"] = stats.dropped
+    meta["request_notes"] = request_notes(provider, config, stats.dropped)
+    try:
+        result, request_errors = plan.score({**meta, "status": "finished"})
+    except KeyboardInterrupt:
+        raise RunInterrupted(interrupted(run_dir, None, len(ids), config)) from None
+    meta["status"] = "finished"
+    meta["finished_at"] = now_iso()
+    meta["counts"] = {
+        "items": len(ids),
+        "answered": len(ids) - request_errors,
+        "request_errors": request_errors,
+    }
+    write_json(run_dir.run_json, meta)
+    return RunResult(
+        run_dir.path,
+        result,
+        len(ids),
+        len(done),
+        stats.asked,
+        request_errors,
+        (*run_notes(meta), *plan.notes),
+    )
