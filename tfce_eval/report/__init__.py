@@ -3,24 +3,28 @@
 Every format is rendered from one report model (tfce_eval.report.model), built from the run
 directories' summary.json and scores.jsonl, so the figures agree across formats. Nothing here
 prints; the command line prints what `render` and `render_table` return.
+
+The renderers are imported when a report is made in their format, not with the package:
+writing report.md and report.html (what `score` and `run` do) needs neither rich nor the
+terminal table, CSV or JSON renderers. The names below are the package's whole interface.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from rich.console import RenderableType
-
-from tfce_eval.report.csvjson import render_csv, render_json
-from tfce_eval.report.html import render_html
-from tfce_eval.report.markdown import render_markdown
-from tfce_eval.report.model import Prices, Report, build_report
-from tfce_eval.report.runs import RunView, load_run
-from tfce_eval.report.source import FailureSource
-from tfce_eval.report.table import table_renderable, table_text
 from tfce_eval.scoring.rundir import RunDir, write_text_atomic
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+    from tfce_eval.report.model import Prices, Report, build_report
+    from tfce_eval.report.runs import RunView, load_run
+    from tfce_eval.report.source import FailureSource
 
 __all__ = [
     "FailureSource",
@@ -34,6 +38,25 @@ __all__ = [
     "write_run_reports",
 ]
 
+#: The names read from a module of the package when they are first asked for.
+_LAZY = {
+    "FailureSource": "tfce_eval.report.source",
+    "Prices": "tfce_eval.report.model",
+    "Report": "tfce_eval.report.model",
+    "build_report": "tfce_eval.report.model",
+    "RunView": "tfce_eval.report.runs",
+    "load_run": "tfce_eval.report.runs",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 class ReportFormat(StrEnum):
     TABLE = "table"
@@ -43,12 +66,13 @@ class ReportFormat(StrEnum):
     HTML = "html"
 
 
+#: Each format's renderer, as module and function.
 _RENDERERS = {
-    ReportFormat.TABLE: table_text,
-    ReportFormat.MD: render_markdown,
-    ReportFormat.JSON: render_json,
-    ReportFormat.CSV: render_csv,
-    ReportFormat.HTML: render_html,
+    ReportFormat.TABLE: ("tfce_eval.report.table", "table_text"),
+    ReportFormat.MD: ("tfce_eval.report.markdown", "render_markdown"),
+    ReportFormat.JSON: ("tfce_eval.report.csvjson", "render_json"),
+    ReportFormat.CSV: ("tfce_eval.report.csvjson", "render_csv"),
+    ReportFormat.HTML: ("tfce_eval.report.html", "render_html"),
 }
 
 
@@ -65,8 +89,12 @@ def render(
     `failures`: list up to that many failing items per category. `failure_source`: where their
     questions come from; by default the dataset each run names (run.json), else the built-in.
     """
+    from tfce_eval.report.model import build_report
+
     report = build_report(runs, failures=failures, prices=prices, failure_source=failure_source)
-    return _RENDERERS[ReportFormat(fmt)](report)
+    module, function = _RENDERERS[ReportFormat(fmt)]
+    text: str = getattr(importlib.import_module(module), function)(report)
+    return text
 
 
 def render_table(
@@ -77,6 +105,9 @@ def render_table(
     failure_source: FailureSource | None = None,
 ) -> RenderableType:
     """The terminal report as a rich renderable (colours and width decided by the console)."""
+    from tfce_eval.report.model import build_report
+    from tfce_eval.report.table import table_renderable
+
     report = build_report(runs, failures=failures, prices=prices, failure_source=failure_source)
     return table_renderable(report)
 
@@ -89,6 +120,10 @@ def write_run_reports(
     failure_source: FailureSource | None = None,
 ) -> None:
     """Write report.md and report.html into `run_dir` (atomically), with failing items."""
+    from tfce_eval.report.html import render_html
+    from tfce_eval.report.markdown import render_markdown
+    from tfce_eval.report.model import build_report
+
     report: Report = build_report([run], failures=failures, failure_source=failure_source)
     files = RunDir(run_dir)
     write_text_atomic(files.report_md, render_markdown(report))
