@@ -349,3 +349,45 @@ def test_installed_entry_point_scores_a_retrieval_run(tmp_path: Path, cache: Pat
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["task"] == "retrieval"
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("run.json", '{"paper01-q1": {"c1": 1' + "0" * 400 + "}}"),
+        (
+            "run.jsonl",
+            '{"query_id": "paper01-q1", "corpus_id": "c1", "rank": 1, '
+            '"retrieval_score": 1' + "0" * 400 + "}\n",
+        ),
+        ("run.trec", "paper01-q1 Q0 c1 1 nan t\n"),
+        ("run.jsonl", "[" * 100_000 + "\n"),
+    ],
+)
+def test_hostile_runs_are_one_line(tmp_path: Path, name: str, content: str) -> None:
+    run = tmp_path / name
+    run.write_text(content, encoding="utf-8")
+    result = invoke("score", str(run), "--data", "builtin:qasper-rag", code=1)
+    assert result.output.startswith("error: ") and "Traceback" not in result.output
+    assert "fix:" in result.output
+    assert not (tmp_path / "summary.json").exists()
+
+
+def test_hostile_predictions_are_judged_or_refused(tmp_path: Path) -> None:
+    preds = tmp_path / "p.jsonl"
+    preds.write_text(
+        json.dumps({"id": "9139aeb42eee", "response": "\ud83d ANSWER: \ud83d"})
+        + "\n"
+        + json.dumps({"id": "10ffc24bd4e2", "answer": 10**40})
+        + "\n",
+        encoding="utf-8",
+    )
+    invoke("score", str(preds), "--data", "builtin:telco-qna")
+    records = {
+        r["id"]: r
+        for r in map(
+            json.loads, (tmp_path / "scores.jsonl").read_text(encoding="utf-8").splitlines()
+        )
+    }
+    assert records["9139aeb42eee"]["correct"] is False
+    assert records["10ffc24bd4e2"]["error_type"] in ("parse_error", None)

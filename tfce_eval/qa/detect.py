@@ -41,7 +41,7 @@ def is_telco_dataset(path: str | Path) -> bool:
     line = head.split("\n", 1)[0]
     try:
         record = json.loads(line)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         record = None
     if isinstance(record, dict) and all(key in record for key in _KEYS):
         return True

@@ -187,7 +187,7 @@ class VerdictCache:
                 )
                 grade = Grade(rec["grade"]) if rec["grade"] is not None else None
                 self._verdicts[key] = Verdict(grade, str(rec.get("raw", "")))
-            except (ValueError, KeyError, TypeError):
+            except (ValueError, KeyError, TypeError, RecursionError):
                 self.torn += 1
 
     def __len__(self) -> int:

@@ -171,6 +171,6 @@ def load_qa_run(path: str | Path, name: str | None = None) -> QaRun:
         try:
             info = json.loads(run_json.read_bytes())
             model = str(info["model"]) if isinstance(info, dict) and info.get("model") else None
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
             model = None
     return QaRun(name or run_dir.name, run_dir, summary, records, model)

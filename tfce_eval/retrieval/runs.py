@@ -10,6 +10,7 @@ of any malformed entry. The JSON forms are read line by line. Every form ends in
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,6 +41,14 @@ def detect_run_form(path: str | Path) -> RunForm:
     if first.startswith(("{", "[")):
         try:
             record = json.loads(first)
+        except RecursionError:
+            raise DataError(
+                "nested too deeply to be a run",
+                path=str(file),
+                line=1,
+                hint="a run line is a flat object: {query_id, corpus_id, rank, "
+                'retrieval_score} or {"qid", "docids"}',
+            ) from None
         except ValueError:
             return RunForm.OBJECT  # a JSON document over several lines
         if isinstance(record, dict):
@@ -55,7 +64,7 @@ def detect_run_form(path: str | Path) -> RunForm:
         path=str(file),
         line=1,
         hint=f"write a TREC run (`{_TREC}`), JSON Lines {{query_id, corpus_id, rank, "
-        'retrieval_score}} or {"qid", "docids"}, or one JSON object {qid: {docid: score}}',
+        'retrieval_score} or {"qid", "docids"}, or one JSON object {qid: {docid: score}}',
     )
 
 
@@ -224,6 +233,8 @@ def _row_columns(path: Path) -> RunColumns:
             problems.at(origin, "missing or non-string query_id or corpus_id", hint)
         elif not isinstance(score, int | float) or isinstance(score, bool):
             problems.at(origin, "missing or non-numeric retrieval_score", hint)
+        elif finite_score(score) is None:
+            problems.at(origin, "retrieval_score is not a finite number", hint)
         else:
             qids.append(str(qid))
             docids.append(str(docid))
@@ -305,13 +316,27 @@ def _mapping_columns(data: dict[str, Any], path: str, where: Where) -> RunColumn
                 hint="write {qid: {docid: score}}",
             )
         for docid, score in docs.items():
-            if not isinstance(score, int | float) or isinstance(score, bool):
+            if (
+                not isinstance(score, int | float)
+                or isinstance(score, bool)
+                or finite_score(score) is None
+            ):
                 raise DataError(
-                    f"query {qid!r}, document {docid!r}: the score is not a number",
+                    f"query {qid!r}, document {docid!r}: the score is not a finite number",
                     path=path,
-                    hint="write {qid: {docid: score}} with numeric scores",
+                    hint="write {qid: {docid: score}} with finite numeric scores",
                 )
             qids.append(str(qid))
             docids.append(str(docid))
             scores.append(float(score))
     return RunColumns(qids, docids, scores, None, where, path)
+
+
+def finite_score(value: int | float) -> float | None:
+    """A score as a float, or None when it is not finite (NaN, infinite, or an integer too
+    large for a float: a run's scores are data from elsewhere)."""
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None

@@ -24,7 +24,7 @@ def is_scored_run(path: str | Path) -> bool:
         return False
     try:
         data = json.loads(summary.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return False
     return isinstance(data, dict) and data.get("task") == "retrieval"
 
@@ -64,8 +64,9 @@ def _read_summary(path: Path) -> dict[str, Any]:
         raise DataError(
             "no summary.json: not a scored run directory", path=where, hint=_HINT
         ) from None
-    except (OSError, ValueError) as exc:
-        raise DataError(f"cannot read: {exc}", path=where, hint=_HINT) from None
+    except (OSError, ValueError, RecursionError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise DataError(f"cannot read: {reason}", path=where, hint=_HINT) from None
 
     def bad(message: str) -> DataError:
         return DataError(message, path=where, hint=_HINT)
@@ -117,7 +118,7 @@ def _read_scores(path: Path, measures: list[str]) -> list[QueryScore]:
 
             try:
                 record = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise bad("not valid JSON") from None
             if not isinstance(record, dict):
                 raise bad("not a JSON object")
