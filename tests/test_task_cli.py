@@ -391,3 +391,10 @@ def test_hostile_predictions_are_judged_or_refused(tmp_path: Path) -> None:
     }
     assert records["9139aeb42eee"]["correct"] is False
     assert records["10ffc24bd4e2"]["error_type"] in ("parse_error", None)
+
+
+def test_a_run_scored_without_data_says_what_to_give(tmp_path: Path) -> None:
+    run = tmp_path / "run.trec"
+    run.write_text("paper01-q1 Q0 c1 1 2.5 bm25\n", encoding="utf-8")
+    result = invoke("score", str(run), code=2)
+    assert "TREC run" in result.output and "--data" in result.output

@@ -65,7 +65,9 @@ def score_command(file: str, out_dir: Path | None, as_json: bool, **options: Any
 
     task = TaskKind(options["task"]) if options["task"] else None
     if options["data"] is None and task in (None, TaskKind.FC):
-        _score_fc(_existing(file), None, out_dir, as_json, options)
+        path = _existing(file)
+        _refuse_a_run_without_data(path)
+        _score_fc(path, None, out_dir, as_json, options)
         return
     ref = resolve_data(options["data"], task)
     if ref.task is TaskKind.FC:
@@ -76,6 +78,19 @@ def score_command(file: str, out_dir: Path | None, as_json: bool, **options: Any
     else:
         assert ref.path is not None
         _score_qa(_existing(file), ref.path, str(options["data"]), out_dir, as_json, options)
+
+
+def _refuse_a_run_without_data(path: Path) -> None:
+    """A retrieval run given without --data would be read as fc outputs: say what to do."""
+    with path.open("rb") as fh:
+        first = fh.readline(4096).decode("utf-8", "replace").split()
+    if len(first) == 6 and first[1] in ("Q0", "0") and first[3].isdigit():
+        from tfce_eval.errors import UsageError
+
+        raise UsageError(
+            f"{path} is a TREC run: score it against its retrieval dataset with "
+            "--data DIR or --data builtin:NAME (tfce-eval datasets lists them)"
+        )
 
 
 def _existing(file: str) -> Path:
