@@ -396,5 +396,5 @@ def test_hostile_predictions_are_judged_or_refused(tmp_path: Path) -> None:
 def test_a_run_scored_without_data_says_what_to_give(tmp_path: Path) -> None:
     run = tmp_path / "run.trec"
     run.write_text("paper01-q1 Q0 c1 1 2.5 bm25\n", encoding="utf-8")
-    result = invoke("score", str(run), code=2)
+    result = invoke("score", str(run), code=1)
     assert "TREC run" in result.output and "--data" in result.output

@@ -85,11 +85,13 @@ def _refuse_a_run_without_data(path: Path) -> None:
     with path.open("rb") as fh:
         first = fh.readline(4096).decode("utf-8", "replace").split()
     if len(first) == 6 and first[1] in ("Q0", "0") and first[3].isdigit():
-        from tfce_eval.errors import UsageError
+        from tfce_eval.errors import DataError
 
-        raise UsageError(
-            f"{path} is a TREC run: score it against its retrieval dataset with "
-            "--data DIR or --data builtin:NAME (tfce-eval datasets lists them)"
+        raise DataError(
+            "a TREC run, not function-calling outputs",
+            path=str(path),
+            line=1,
+            hint="name its retrieval dataset: --data DIR or --data builtin:NAME",
         )
 
 
