@@ -747,6 +747,73 @@ def test_lines_beyond_the_limits_are_records_with_errors(tmp_path: Path) -> None
         assert caught.value.line == 2 and caught.value.path == str(path)
 
 
+def _reference_parse(raw: bytes) -> Any:
+    """What parse_json does, in the plainest words: decode, scan the depth, json.loads."""
+    import sys
+
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return ("not UTF-8", exc.start)
+    if raw.count(b"[") + raw.count(b"{") > 128:
+        return "deep"
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        return (exc.msg, exc.lineno, exc.colno)
+    except ValueError:
+        return f"digits {sys.get_int_max_str_digits()}"
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"id": "a"}',
+        b'{"id": "a"}\n',
+        b'{"id": "a"}\r\n',
+        b'{"id": "a"}  \n',
+        b'  {"id": "a"}\n',
+        b"\t[1, 2]\r\n",
+        b'{"id": "a"} {"id": "b"}\n',
+        b'{"id": "a"}x',
+        b"\xef\xbb\xbf" + b'{"id": "a"}\n',
+        b"\xef\xbb\xbf\xef\xbb\xbf" + b'{"id": "a"}\n',
+        b"\xef\xbb\xbf",
+        b'{"id": "\xe5\x8c"}\n',
+        b"\xef\xbb\xbf" + b'{"id": "\xff"}\n',
+        b'{"n": NaN, "m": -Infinity}\n',
+        b'{"n": ' + b"9" * 5000 + b"}\n",
+        b'{"id": "a"',
+        b"",
+        b"   ",
+        b"[" * 200 + b"]" * 200,
+        b'"\\ud83d"\n',
+        b"1e999\n",
+    ],
+)
+def test_parse_json_reads_as_json_loads_does(raw: bytes) -> None:
+    """The reader's fast path (plain UTF-8, raw_decode) decides every value and refusal as
+    utf-8-sig decoding and json.loads do, the refusal's position included."""
+    from tfce_eval.jsonl import JsonRefused, parse_json
+
+    expected = _reference_parse(raw)
+    try:
+        got: Any = parse_json(raw)
+    except JsonRefused as exc:
+        if isinstance(expected, tuple) and expected[0] == "not UTF-8":
+            assert exc.encoding and exc.what.startswith("not UTF-8")
+            assert exc.column == expected[1] + 1
+        elif expected == "deep":
+            assert "nest deeper" in exc.what
+        elif isinstance(expected, str):
+            assert "digits" in exc.what
+        else:
+            assert exc.what == f"malformed JSON: {expected[0]}"
+            assert (exc.line, exc.column) == expected[1:]
+        return
+    assert repr(got) == repr(expected)
+
+
 def test_a_missing_json_lines_file_is_a_data_error(tmp_path: Path) -> None:
     with pytest.raises(DataError) as caught:
         list(JsonLines(tmp_path / "nope.jsonl"))
