@@ -556,6 +556,8 @@ PACKAGE = REPO / "tfce_eval"
 LAZY_ALLOWED = {
     ("tfce_eval.exec.executor", "tfce_eval.exec.pool"),
     ("tfce_eval.scoring.score", "tfce_eval.exec.executor"),
+    # Start-up: an AST-only score (the usual one) never reads exec's records.
+    ("tfce_eval.scoring.score", "tfce_eval.exec.records"),
 }
 
 

@@ -66,14 +66,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from itertools import islice
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from tfce_eval.decode.limits import DecodeError, DecodeLimits, number_problem, too_many
-from tfce_eval.decode.plain import plain_copy
-from tfce_eval.decode.text import TextDecoder, load_json
+from tfce_eval.decode.limits import DecodeError, DecodeLimits, clip, too_many
+from tfce_eval.decode.plain import json_like, plain_copy
 from tfce_eval.errors import HarnessError
 from tfce_eval.jsonl import json_type
 from tfce_eval.model import Call, DecodeResult
+
+if TYPE_CHECKING:
+    from tfce_eval.decode.text import TextDecoder
 
 __all__ = ["DecodeError", "DecodeLimits", "decode_output"]
 
@@ -118,7 +120,7 @@ def decode_output(
     try:
         calls = _Decoder(limits).value(value, 0)
     except DecodeError as exc:
-        return DecodeResult(calls=None, error=_clip(str(exc), _MAX_ERROR))
+        return DecodeResult(calls=None, error=clip(str(exc), _MAX_ERROR))
     except RecursionError:
         return DecodeResult(calls=None, error="answer too deeply nested to read")
     except MemoryError:
@@ -179,12 +181,22 @@ def _is_empty(value: object) -> bool:
 class _Decoder:
     def __init__(self, limits: DecodeLimits) -> None:
         self.limits = limits
-        self.texts = TextDecoder(limits, self.maybe_call)
+        self._texts: TextDecoder | None = None
         #: What the structured parts of the answer may still hold (text is bounded by its
         #: length): characters of strings, keys and names, and values (each list item and
         #: member counted when its container is reached, before it is read).
         self.chars = limits.max_chars
         self.values = limits.max_values
+
+    @property
+    def texts(self) -> TextDecoder:
+        """The text decoder, made (and its module imported) for the first text met: an
+        answer of structured calls never needs it."""
+        if self._texts is None:
+            from tfce_eval.decode.text import TextDecoder
+
+            self._texts = TextDecoder(self.limits, self.maybe_call)
+        return self._texts
 
     def spend(self, values: int, chars: int = 0) -> None:
         self.values -= values
@@ -252,7 +264,7 @@ class _Decoder:
             return [call]
         if kind is not None:
             return []  # a block that holds no call: thinking, reasoning, refusal, image...
-        keys = ", ".join(sorted(_clip(str(k)) for k in islice(d, 1000))[:12])
+        keys = ", ".join(sorted(clip(str(k)) for k in islice(d, 1000))[:12])
         if d.get("error") is not None:
             raise DecodeError(f"the record holds no answer, only an error: {d['error']}")
         raise DecodeError(
@@ -286,7 +298,7 @@ class _Decoder:
                     calls.append(call)
                     native = True
                 elif kind is None:
-                    keys = ", ".join(sorted(_clip(str(k)) for k in islice(item, 1000))[:12])
+                    keys = ", ".join(sorted(clip(str(k)) for k in islice(item, 1000))[:12])
                     raise DecodeError(f"item {index} of the list is not a call (keys: {keys})")
             else:
                 raise DecodeError(f"item {index} of the list is {json_type(item)}, not a call")
@@ -324,13 +336,15 @@ class _Decoder:
             got = repr(name) if isinstance(name, str) else json_type(name)
             raise DecodeError(f"a call has no function name (got {got})")
         self.spend(1, len(name))
-        return Call(name=name, arguments=self.arguments(raw, _clip(name)))
+        return Call(name=name, arguments=self.arguments(raw, clip(name)))
 
     def arguments(self, raw: object, name: str) -> dict[str, Any]:
         raw = _dump(raw)
         if isinstance(raw, str):
             if not raw.strip():
                 return {}
+            from tfce_eval.decode.text import load_json
+
             raw = load_json(raw, f"the arguments of {name}", self.limits)
             if isinstance(raw, str):  # a JSON string holding the JSON object: decode once more
                 where = f"the arguments of {name}"
@@ -346,41 +360,8 @@ class _Decoder:
                 return cast("dict[str, Any]", copied)
         if not isinstance(raw, Mapping):
             raise DecodeError(f"the arguments of {name} must be an object, not {json_type(raw)}")
-        arguments: dict[str, Any] = self.json_like(raw, 1, name)
+        arguments: dict[str, Any] = json_like(raw, 1, name, self.limits.max_depth, self.spend)
         return arguments
-
-    def json_like(self, value: Any, depth: int, where: str) -> Any:
-        """A checked copy of an argument value; `depth` counts containers, arguments being 1."""
-        if isinstance(value, Mapping | list | tuple) and depth > self.limits.max_depth:
-            raise DecodeError(f"{where}: values nest deeper than {self.limits.max_depth} levels")
-        if isinstance(value, str):
-            self.spend(0, len(value))  # the value itself was counted with its container
-            return value
-        if value is None or isinstance(value, bool):
-            return value
-        if isinstance(value, int | float):
-            problem = number_problem(value)
-            if problem is not None:
-                raise DecodeError(f"{where}: {problem}")
-            return value
-        if isinstance(value, Mapping):
-            self.spend(len(value))
-            result: dict[str, Any] = {}
-            for key, item in value.items():
-                if not isinstance(key, str):
-                    raise DecodeError(f"{where}: object key {_clip(repr(key))} is not a string")
-                self.spend(0, len(key))
-                result[key] = self.json_like(item, depth + 1, f"{where}.{_clip(key)}")
-            return result
-        if isinstance(value, list | tuple):
-            self.spend(len(value))
-            return [self.json_like(item, depth + 1, where) for item in value]
-        raise DecodeError(f"{where}: {type(value).__name__} is not a JSON value")
-
-
-def _clip(text: str, limit: int = 60) -> str:
-    """A name or a message cut to `limit` characters, so that what is shown stays bounded."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _message_texts(content: object) -> list[str]:

@@ -55,3 +55,8 @@ def number_problem(value: int | float) -> str | None:
     if isinstance(value, int):
         return None if int_fits(value) else f"integer with more than {MAX_INT_DIGITS} digits"
     return None if math.isfinite(value) else f"number out of range ({value} is not finite)"
+
+
+def clip(text: str, limit: int = 60) -> str:
+    """A name or a message cut to `limit` characters, so that what is shown stays bounded."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"

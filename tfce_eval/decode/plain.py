@@ -1,10 +1,14 @@
-"""Argument values that are plain JSON already, checked and copied in one lean pass.
+"""Argument values checked and copied: the full walk, and a lean pass for plain JSON.
+
+`json_like` walks any argument value: it refuses what is not JSON-like (a key that is not
+a string, a set, a number too long or not finite, nesting past the limit), spends the
+decoder's budgets as it goes, and returns a copy made of dicts, lists and scalars.
 
 Answers read from JSON (an outputs file, an SDK's parsed arguments) nearly always hold plain
 values: dicts with string keys, lists, strings, small integers, finite floats, booleans and
 null, nested a few levels. `plain_copy` copies such a value and counts what the structure
 decoder's budgets count (values: the members and items of containers; characters: keys and
-strings). It gives up (None) at the first thing the full walk (`answer`'s `json_like`)
+strings). It gives up (None) at the first thing the full walk (`json_like`)
 would have to judge: another type, a key that is not a string, an integer of more than 64
 bits, a number that is not finite, nesting past the limit. The caller then runs the full
 walk, which says what is wrong in its own words: the lean pass changes no verdict and no
@@ -13,8 +17,11 @@ message, it only spares the full walk's bookkeeping for the usual answer.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from math import isfinite
 from typing import Any
+
+from tfce_eval.decode.limits import DecodeError, clip, number_problem
 
 #: Integers up to this many bits are accepted here; longer ones (rare) go to the full walk,
 #: which counts their digits.
@@ -77,3 +84,37 @@ def plain_copy(value: Any, depth: int, max_depth: int, counts: list[int]) -> Any
         items.append(item)
     counts[1] += chars
     return items
+
+
+def json_like(
+    value: Any, depth: int, where: str, max_depth: int, spend: Callable[[int, int], None]
+) -> Any:
+    """A checked copy of an argument value; `depth` counts containers, arguments being 1.
+
+    `spend(values, chars)` takes from the decoder's budgets (and raises when one runs out).
+    """
+    if isinstance(value, Mapping | list | tuple) and depth > max_depth:
+        raise DecodeError(f"{where}: values nest deeper than {max_depth} levels")
+    if isinstance(value, str):
+        spend(0, len(value))  # the value itself was counted with its container
+        return value
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        problem = number_problem(value)
+        if problem is not None:
+            raise DecodeError(f"{where}: {problem}")
+        return value
+    if isinstance(value, Mapping):
+        spend(len(value), 0)
+        result: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise DecodeError(f"{where}: object key {clip(repr(key))} is not a string")
+            spend(0, len(key))
+            result[key] = json_like(item, depth + 1, f"{where}.{clip(key)}", max_depth, spend)
+        return result
+    if isinstance(value, list | tuple):
+        spend(len(value), 0)
+        return [json_like(item, depth + 1, where, max_depth, spend) for item in value]
+    raise DecodeError(f"{where}: {type(value).__name__} is not a JSON value")

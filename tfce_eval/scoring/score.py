@@ -31,7 +31,6 @@ from tfce_eval.check.item import answer_and_truth, check_item
 from tfce_eval.dataset.load import Dataset
 from tfce_eval.decode.answer import decode_output
 from tfce_eval.errors import DataError, HarnessError, TfceError
-from tfce_eval.exec.records import ExecOptions, ExecVerdict, default_functions_dir
 from tfce_eval.model import Category, DecodeResult, ErrorCode, Item, ScoreRecord, Verdict
 from tfce_eval.schema.wire import name_map
 from tfce_eval.scoring.options import CheckMode, MissingMode, ScoreOptions
@@ -50,6 +49,7 @@ from tfce_eval.scoring.writing import StagedLines, Staging, dumps_strict
 
 if TYPE_CHECKING:
     from tfce_eval.exec.executor import Executor
+    from tfce_eval.exec.records import ExecVerdict
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,9 @@ def _check_unknown_ids(index: OutputsIndex, dataset: Dataset) -> None:
 def _open_executor(stack: ExitStack, dataset: Dataset, options: ScoreOptions) -> Executor | None:
     if options.check is CheckMode.AST:
         return None
+    # Imported here: an AST-only score never reads exec's records.
+    from tfce_eval.exec.records import ExecOptions, default_functions_dir
+
     functions_dir = options.functions_dir or default_functions_dir(dataset.root)
     if functions_dir is None or not (functions_dir / "__init__.py").is_file():
         if options.functions_dir is not None:
@@ -162,6 +165,8 @@ def _exec_check(
     if ast.error_type in (ErrorCode.PARSE_ERROR, ErrorCode.NO_CALL, ErrorCode.REQUEST_ERROR):
         if ast.error_type is ErrorCode.REQUEST_ERROR:
             return None
+        from tfce_eval.exec.records import ExecVerdict  # loaded with the executor
+
         # Nothing to run, but an item whose ground truth fails is not judged, whatever
         # the answer: which items the exec figures cover never depends on the model.
         skipped = executor.ground_truth_failure(item)

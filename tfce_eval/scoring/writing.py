@@ -22,10 +22,8 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
-from functools import cache
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
@@ -119,26 +117,28 @@ def writing(directory: Path) -> Iterator[None]:
         raise write_error(exc, directory) from None
 
 
-@cache
-def _umask() -> int:
-    # Read, not set: os.umask would change it for a moment under the run's other threads.
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    return 0o022
+#: How a temporary file is opened: created here and now or not at all (never a file or
+#: link that was there), not inherited by child processes.
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+
+
+def _new_file(path: Path) -> tuple[int, str]:
+    """A new file beside `path`, `.<name>.<8 random hex digits>`, with the permissions any new
+    file gets (0666 less the umask, applied by the system as for any other file)."""
+    for _ in range(100):
+        tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(4).hex()}")
+        try:
+            return os.open(tmp, _NEW_FILE, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {path}")
 
 
 def _temp(path: Path) -> tuple[IO[str], str]:
     with writing(path.parent):
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        fd, tmp = _new_file(path)
     try:
-        # mkstemp makes 0600 files: give the file what the umask gives any new file.
-        os.chmod(tmp, 0o666 & ~_umask())
         return os.fdopen(fd, "w", encoding="utf-8", newline="\n"), tmp
     except BaseException:
         os.close(fd)
