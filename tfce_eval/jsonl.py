@@ -204,15 +204,20 @@ def _loads(text: str, hint: str) -> Any:
         raise JsonRefused("nested too deeply to read", hint, 1, None, syntax=False) from None
 
 
-def _parse_line(raw: bytes, line: int, offset: int, limits: JsonLimits) -> Record:
+#: A record as `JsonLines.rows` gives it: (line, offset, value, error, hint), the fields of
+#: a `Record` without the making of one (a reader of many lines spares that).
+Row = tuple[int, int, Any, str | None, str | None]
+
+
+def _parse_row(raw: bytes, line: int, offset: int, limits: JsonLimits) -> Row:
     try:
-        return Record(line, offset, parse_json(raw, limits))
+        return (line, offset, parse_json(raw, limits), None, None)
     except JsonRefused as exc:
         what, hint = exc.at_column(), exc.hint
         if exc.syntax and b"\r" in raw.rstrip(b"\r\n"):
             what = f"{what}; the line holds carriage returns (CR)"
             hint = "save the file with LF (or CRLF) line ends: CR alone does not end a line"
-        return Record(line, offset, error=what, hint=hint)
+        return (line, offset, None, what, hint)
 
 
 class JsonLines:
@@ -242,6 +247,11 @@ class JsonLines:
         return self._hasher.hexdigest()
 
     def __iter__(self) -> Iterator[Record]:
+        for row in self.rows():
+            yield Record(*row)
+
+    def rows(self) -> Iterator[Row]:
+        """The records as `Row` tuples, in file order (what iterating yields as Records)."""
         try:
             handle = self.path.open("rb")
         except FileNotFoundError:
@@ -253,7 +263,7 @@ class JsonLines:
         with handle:
             yield from self._lines(handle)
 
-    def _lines(self, handle: BinaryIO) -> Iterator[Record]:
+    def _lines(self, handle: BinaryIO) -> Iterator[Row]:
         limit = self.limits.max_bytes
         offset = number = 0
         while raw := handle.readline(limit + 1):
@@ -263,20 +273,21 @@ class JsonLines:
             self._hasher.update(raw)
             if len(raw) > limit and not raw.endswith(b"\n"):
                 offset += self._skip_rest(handle)
-                yield Record(
+                yield (
                     number,
                     start,
-                    error=f"the line is longer than the limit of {limit} bytes",
-                    hint="shorten it: a record this large is not something tfce-eval reads",
+                    None,
+                    f"the line is longer than the limit of {limit} bytes",
+                    "shorten it: a record this large is not something tfce-eval reads",
                 )
                 continue
             if number == 1 and raw.startswith(_BOM):
                 raw, start = raw[len(_BOM) :], start + len(_BOM)
             if not raw.strip():
                 continue
-            record = _parse_line(raw, number, start, self.limits)
+            record = _parse_row(raw, number, start, self.limits)
             if (
-                record.error is not None
+                record[3] is not None
                 and self.torn_tail_ok
                 and not raw.endswith(b"\n")  # so the last line: readline stopped at the end
                 and b"\r" not in raw
@@ -315,7 +326,7 @@ class LineReader:
         raw = handle.readline(self.limits.max_bytes + 1)
         if len(raw) > self.limits.max_bytes and not raw.endswith(b"\n"):
             return Record(line, offset, error="the line is longer than the limit")
-        return _parse_line(raw, line, offset, self.limits)
+        return Record(*_parse_row(raw, line, offset, self.limits))
 
     def read(self, path: Path, offset: int, line: int) -> Any:
         """The value at `offset`; DataError (file and line) when it no longer reads."""

@@ -31,7 +31,15 @@ from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import DataError
-from tfce_eval.jsonl import DEFAULT_LIMITS, JsonLimits, JsonLines, JsonRefused, Record, parse_json
+from tfce_eval.jsonl import (
+    DEFAULT_LIMITS,
+    JsonLimits,
+    JsonLines,
+    JsonRefused,
+    Record,
+    Row,
+    parse_json,
+)
 
 _BOM = b"\xef\xbb\xbf"
 _WS = re.compile(r"[ \t\n\r]*")
@@ -68,18 +76,24 @@ class JsonFile:
         return self._digest or ""
 
     def records(self) -> Iterator[Record]:
+        for row in self.rows():
+            yield Record(*row)
+
+    def rows(self) -> Iterator[Row]:
+        """One pass over the file's records, as `Row` tuples (see `tfce_eval.jsonl`)."""
         if self._fatal is not None:
-            yield self._fatal
+            fatal = self._fatal
+            yield (fatal.line, fatal.offset, fatal.value, fatal.error, fatal.hint)
         elif self.kind is FileKind.JSON_LINES:
             lines = JsonLines(self.path, limits=self.limits)
             try:
-                yield from lines
+                yield from lines.rows()
             except DataError as exc:  # gone since it was detected
-                yield Record(0, 0, error=exc.message)
+                yield (0, 0, None, exc.message, None)
             self._digest = lines.digest()
         else:
             for index, (value, line) in enumerate(zip(self.held, self._lines, strict=True)):
-                yield Record(line, index, value)
+                yield (line, index, value, None, None)
 
     # -- detection ------------------------------------------------------------------------
 

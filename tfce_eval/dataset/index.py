@@ -38,7 +38,7 @@ from tfce_eval.dataset.records import (
     doc_objects,
     function_docs,
 )
-from tfce_eval.jsonl import LineReader, Record, json_type
+from tfce_eval.jsonl import LineReader, json_type
 from tfce_eval.model import AnswerStyle, Category, FunctionDoc
 
 _CATEGORY_NAMES = ", ".join(c.value for c in Category)
@@ -121,21 +121,21 @@ class Indexer:
         if held is not None:
             held[offset] = value
 
-    def _records(self, handle: JsonFile) -> Iterator[tuple[Record, dict[str, Any], str]]:
-        """The sound records of a file as (record, object, id); the others are reported."""
+    def _records(self, handle: JsonFile) -> Iterator[tuple[int, int, dict[str, Any], str]]:
+        """The sound records of a file as (line, offset, object, id); the others are
+        reported."""
         path = handle.path
-        for record in handle.records():
-            value = record.value
-            if record.error is not None:
-                self.reporter.error(record.error, path=path, line=record.line, hint=record.hint)
-            elif not isinstance(value, dict):
+        for line, offset, value, error, hint in handle.rows():
+            if error is not None:
+                self.reporter.error(error, path=path, line=line, hint=hint)
+            elif type(value) is not dict:
                 self.reporter.error(
                     f"the record is {json_type(value)}, not an object",
                     path=path,
-                    line=record.line,
+                    line=line,
                     hint='write each item as one JSON object: {"id": "...", ...}',
                 )
-            elif not isinstance(value.get("id"), str) or not value["id"]:
+            elif type(value.get("id")) is not str or not value["id"]:
                 if "id" not in value:
                     got = 'no "id"'
                 elif isinstance(value["id"], str):
@@ -145,11 +145,11 @@ class Indexer:
                 self.reporter.error(
                     f"the record has {got}",
                     path=path,
-                    line=record.line,
+                    line=line,
                     hint='give every record a unique string id, such as "simple_0"',
                 )
             else:
-                yield record, value, value["id"]
+                yield line, offset, value, value["id"]
         self._digests[path] = handle.digest()
 
     def _is_duplicate(
@@ -170,14 +170,14 @@ class Indexer:
 
     def _index_answers(self, file: int, handle: JsonFile) -> None:
         evidence = self._evidence[file] = StyleEvidence()
-        for record, value, item_id in self._records(handle):
-            if self._is_duplicate(item_id, self.answers, handle.path, record.line):
+        for line, offset, value, item_id in self._records(handle):
+            if self._is_duplicate(item_id, self.answers, handle.path, line):
                 continue
             if "ground_truth" not in value:
                 self.reporter.error(
                     'the answer has no "ground_truth"',
                     path=handle.path,
-                    line=record.line,
+                    line=line,
                     item_id=item_id,
                     hint='write {"id": ..., "ground_truth": {"function": {"param": value}}}',
                 )
@@ -188,32 +188,32 @@ class Indexer:
                 self.reporter.error(
                     exc.message,
                     path=handle.path,
-                    line=record.line,
+                    line=line,
                     item_id=item_id,
                     hint=exc.hint,
                 )
                 continue
-            self.answers[item_id] = AnswerLoc(file, record.offset, record.line)
-            self._keep(file, record.offset, value)
+            self.answers[item_id] = AnswerLoc(file, offset, line)
+            self._keep(file, offset, value)
             if self._hold:
                 self.calls[item_id] = calls
             where = first_single_value(calls)
             vote = vote_without_docs(value["ground_truth"], calls, where)
             if vote is not Vote.NONE:
-                evidence.add(vote, record.line)
+                evidence.add(vote, line)
             elif calls:
                 self._needs_docs.add(item_id)
             if where is not None and file not in self._single_value:
-                self._single_value[file] = (record.line, item_id, where)
+                self._single_value[file] = (line, item_id, where)
 
     def _index_questions(
         self, file: int, handle: JsonFile, file_category: Category | None, reader: LineReader
     ) -> None:
         path = handle.path
-        for record, value, item_id in self._records(handle):
-            if self._is_duplicate(item_id, self.questions, path, record.line):
+        for line, offset, value, item_id in self._records(handle):
+            if self._is_duplicate(item_id, self.questions, path, line):
                 continue
-            category = self._category(value, file_category, item_id, path, record.line)
+            category = self._category(value, file_category, item_id, path, line)
             docs = doc_objects(value)
             problem, hint = None, None
             if not isinstance(value.get("question"), str | list):
@@ -224,14 +224,12 @@ class Indexer:
                 hint = 'give the item "function": a doc {"name", "description", "parameters"} '
                 hint += "or a list of them, each with a name"
             if problem is not None:
-                self.reporter.error(
-                    problem, path=path, line=record.line, item_id=item_id, hint=hint
-                )
+                self.reporter.error(problem, path=path, line=line, item_id=item_id, hint=hint)
             if category is None or isinstance(docs, str) or problem is not None:
                 self._rejected.add(item_id)
                 continue
-            self.questions[item_id] = QuestionLoc(file, record.offset, record.line, category)
-            self._keep(file, record.offset, value)
+            self.questions[item_id] = QuestionLoc(file, offset, line, category)
+            self._keep(file, offset, value)
             if item_id in self._needs_docs:
                 self._vote_with_docs(item_id, docs, reader)
 

@@ -242,20 +242,24 @@ def index_outputs(path: Path, *, tolerate_torn_tail: bool = False) -> OutputsInd
         ) from None
     held: dict[str, dict[str, Any]] | None = {} if size <= KEEP_PARSED_BYTES else None
     lines = JsonLines(path, torn_tail_ok=tolerate_torn_tail)
-    for record in lines:
-        obj = _object(record, path)
+    for row in lines.rows():
+        line, offset, obj, error, _ = row
+        if error is not None or type(obj) is not dict:
+            obj = _object(Record(*row), path)  # raises, naming the line
         item_id = obj.get("id")
-        if not isinstance(item_id, str | int) or isinstance(item_id, bool):
+        if type(item_id) is not str and (
+            not isinstance(item_id, str | int) or isinstance(item_id, bool)
+        ):
             raise DataError(
                 "the line has no id",
                 path=str(path),
-                line=record.line,
+                line=line,
                 hint='every line needs the id of the item it answers: {"id": "...", ...}',
             )
         key = str(item_id)
         if key in offsets:
             repeated[key] = repeated.get(key, False) or key not in failed
-        offsets[key] = (record.offset, record.line)
+        offsets[key] = (offset, line)
         if is_request_error(obj):
             failed.add(key)
         else:
