@@ -1,7 +1,7 @@
 """`tfce-eval score` against BFCL's own checker loop, on BFCL's four AST categories.
 
-`build` takes the 1,000 items of BFCL's simple_python, multiple, parallel and
-parallel_multiple (from the `bfcl-eval` package installed in bench/.venv-bfcl) and writes
+`build` (bfcl4_build.py) takes the 1,000 items of BFCL's simple_python, multiple, parallel
+and parallel_multiple (from the `bfcl-eval` package installed in bench/.venv-bfcl) and writes
 `bench/out/bfcl4/`: a dataset in BFCL's layout (`data/questions/BFCL_v4_<category>.json`
 and `data/possible_answer/`) holding each item twice (its own id, and a
 copy numbered after the last), and `outputs.jsonl` answering the first with the ground truth
@@ -18,18 +18,19 @@ decoded form `[{"name": {args}}]`. 2,000 cases, deterministic.
 - the same loop with BFCL's real imports (what a BFCL user waits for);
 
 all in one environment in which compiled bytecode is cached (see `child_env`), and
-prints the medians, the ratios, and the split of tfce-eval's own time (`--split`:
-bfcl4_split.py, one in-process score with timers around each stage).
+prints the medians (wall and CPU), the ratios, and the split of tfce-eval's own time
+(`--split`: bfcl4_split.py, one in-process score with timers around each stage, and the
+time spent in the garbage collector). `--startup` also times the interpreters alone,
+`import click` and `tfce-eval --version`, in the same rounds.
 
     bash bench/setup_bfcl_env.sh          # once
     .venv/bin/python bench/bench_bfcl4.py build
-    .venv/bin/python bench/bench_bfcl4.py measure --repeat 9 --split --regular
+    .venv/bin/python bench/bench_bfcl4.py measure --repeat 9 --split --regular --startup
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import os
 import statistics
@@ -40,156 +41,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bfcl4_build import BFCL_PYTHON, build
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 OUT = HERE / "out" / "bfcl4"
-BFCL_PYTHON = HERE / ".venv-bfcl" / "bin" / "python"
 REGULAR = HERE / ".venv-regular"
 #: Where every timed command keeps its compiled bytecode (see child_env).
 PYCACHE = HERE / "out" / "pycache"
-CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple")
-MUTATIONS = (
-    "wrong_value",
-    "missing_required",
-    "wrong_function",
-    "invented_param",
-    "wrong_type",
-    "dropped_call",
-)
-
-
-# -- build ------------------------------------------------------------------------------------
-
-
-def bfcl_data_dir() -> Path:
-    code = (
-        "import importlib.util; "
-        "print(importlib.util.find_spec('bfcl_eval').submodule_search_locations[0])"
-    )
-    found = subprocess.run(
-        [str(BFCL_PYTHON), "-c", code], capture_output=True, text=True, check=True
-    )
-    return Path(found.stdout.strip()) / "data"
-
-
-def load_lines(path: Path) -> list[dict[str, Any]]:
-    with path.open(encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
-def first_choice(value: Any) -> Any:
-    """The first acceptable value; nested BFCL alternatives ({"k": [v1, v2]}) collapsed."""
-    if isinstance(value, dict):
-        out = {}
-        for key, choices in value.items():
-            if isinstance(choices, list) and choices:
-                if choices[0] == "":
-                    continue
-                out[key] = first_choice(choices[0])
-            else:
-                out[key] = choices
-        return out
-    if isinstance(value, list):
-        return [first_choice(v) for v in value]
-    return value
-
-
-def ground_truth_calls(ground_truth: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    calls = []
-    for entry in ground_truth:
-        ((name, params),) = entry.items()
-        args = {k: first_choice(v[0]) for k, v in params.items() if v and v[0] != ""}
-        calls.append({name: args})
-    return calls
-
-
-def _changed(value: Any) -> Any:
-    if isinstance(value, bool):
-        return not value
-    if isinstance(value, int):
-        return value + 7
-    if isinstance(value, float):
-        return value * 1.5 + 1.0
-    if isinstance(value, str):
-        return value + " (changed)"
-    if isinstance(value, list):
-        return [*value, value[0]] if value else ["extra"]
-    if isinstance(value, dict):
-        return {**value, "changed": 1}
-    return "changed"
-
-
-def mutate(
-    calls: list[dict[str, Any]], docs: dict[str, Any], index: int
-) -> tuple[list[dict[str, Any]], str]:
-    """One mutation of the ground-truth calls, chosen by `index` among those that apply."""
-    calls = copy.deepcopy(calls)
-    ((name, args),) = calls[0].items()
-    params = docs.get(name, {}).get("parameters", {})
-    required = [r for r in params.get("required", []) if r in args]
-    numbers = [k for k, v in args.items() if isinstance(v, int | float) and not isinstance(v, bool)]
-    for offset in range(len(MUTATIONS)):
-        kind = MUTATIONS[(index + offset) % len(MUTATIONS)]
-        if kind == "wrong_value" and args:
-            key = sorted(args)[0]
-            args[key] = _changed(args[key])
-        elif kind == "missing_required" and required:
-            del args[required[0]]
-        elif kind == "wrong_function":
-            calls[0] = {name + "_v2": args}
-        elif kind == "invented_param":
-            args["verbose_output"] = True
-        elif kind == "wrong_type" and numbers:
-            args[numbers[0]] = str(args[numbers[0]])
-        elif kind == "dropped_call" and len(calls) > 1:
-            calls.pop()
-        else:
-            continue
-        return calls, kind
-    raise AssertionError("invented_param always applies")
-
-
-def build(out: Path) -> None:
-    source = bfcl_data_dir()
-    data = out / "data"
-    (data / "questions").mkdir(parents=True, exist_ok=True)
-    (data / "possible_answer").mkdir(parents=True, exist_ok=True)
-    outputs: list[dict[str, Any]] = []
-    labels: dict[str, str] = {}
-    for category in CATEGORIES:
-        name = f"BFCL_v4_{category}.json"
-        questions = load_lines(source / name)
-        answers = {a["id"]: a for a in load_lines(source / "possible_answer" / name)}
-        n = len(questions)
-        out_q: list[dict[str, Any]] = []
-        out_a: list[dict[str, Any]] = []
-        for index, question in enumerate(questions):
-            answer = answers[question["id"]]
-            twin = f"{category}_{n + index}"
-            out_q += [question, {**question, "id": twin}]
-            out_a += [answer, {**answer, "id": twin}]
-            right = ground_truth_calls(answer["ground_truth"])
-            docs = {d["name"]: d for d in question["function"]}
-            wrong, kind = mutate(right, docs, index)
-            outputs.append({"id": question["id"], "result": right})
-            outputs.append({"id": twin, "result": wrong})
-            labels[question["id"]] = "ground_truth"
-            labels[twin] = kind
-        for path, rows in (
-            (data / "questions" / name, out_q),
-            (data / "possible_answer" / name, out_a),
-        ):
-            path.write_text(
-                "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8"
-            )
-    with (out / "outputs.jsonl").open("w", encoding="utf-8") as fh:
-        for row in outputs:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    (out / "labels.json").write_text(json.dumps(labels, indent=0), encoding="utf-8")
-    print(f"wrote {len(outputs)} cases into {out}")
-
-
-# -- measure ----------------------------------------------------------------------------------
 
 
 def child_env(*, cache_bytecode: bool = True) -> dict[str, str]:
@@ -243,9 +102,10 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
         return wall, usage.ru_utime + usage.ru_stime, out.read().decode("utf-8")
 
 
-def split(out: Path, repeat: int, env: dict[str, str]) -> dict[str, float]:
-    """The median of each stage over `repeat` fresh processes (bfcl4_split.py)."""
-    runs: list[dict[str, float]] = []
+def split(out: Path, repeat: int, env: dict[str, str]) -> tuple[dict[str, float], float]:
+    """The median of each stage over `repeat` fresh processes (bfcl4_split.py), and the
+    median seconds spent in the garbage collector, which the stages include."""
+    runs: list[dict[str, Any]] = []
     for _ in range(repeat):
         done = subprocess.run(
             [sys.executable, str(HERE / "bfcl4_split.py"), str(out)],
@@ -255,7 +115,8 @@ def split(out: Path, repeat: int, env: dict[str, str]) -> dict[str, float]:
             env=env,
         )
         runs.append(json.loads(done.stdout))
-    return {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+    stages = {k: statistics.median(r["stages"][k] for r in runs) for k in runs[0]["stages"]}
+    return stages, statistics.median(r["gc"] for r in runs)
 
 
 _LABELS = {
@@ -263,7 +124,14 @@ _LABELS = {
     "regular": "tfce-eval score, regular install",
     "bare": "BFCL bare checker loop (stubbed)",
     "real": "BFCL loop with its real imports",
+    "py": "python -c pass (.venv)",
+    "py_regular": "python -c pass (.venv-regular)",
+    "py_bfcl": "python -c pass (.venv-bfcl)",
+    "click": "python -c 'import click' (.venv)",
+    "version": "tfce-eval --version (editable)",
 }
+#: The start-up commands timed with `--startup`, each as arguments after the interpreter.
+_STARTUP = {"py": ["-c", "pass"], "click": ["-c", "import click"]}
 
 
 def measure(
@@ -274,6 +142,7 @@ def measure(
     skip_real: bool,
     regular: bool,
     cache_bytecode: bool,
+    startup: bool,
 ) -> None:
     if not (out / "outputs.jsonl").is_file():
         raise SystemExit(f"no data in {out}: run `bench_bfcl4.py build` first")
@@ -295,6 +164,12 @@ def measure(
             del commands["regular"]
         if skip_real:
             del commands["real"]
+        if startup:
+            commands |= {name: [sys.executable, *argv] for name, argv in _STARTUP.items()}
+            commands["py_bfcl"] = [str(BFCL_PYTHON), "-c", "pass"]
+            commands["version"] = [str(Path(sys.executable).with_name("tfce-eval")), "--version"]
+            if regular:
+                commands["py_regular"] = [str(REGULAR / "bin" / "python"), "-c", "pass"]
         for cmd in commands.values():  # warm the file and bytecode caches
             timed(cmd, env)
         for _ in range(repeat):
@@ -314,6 +189,8 @@ def measure(
     print(f"  bytecode {cached}; load average {load[0]:.1f} before, {load[1]:.1f} after")
     print(f"  {'':<36} {'wall':>7} {'(best)':>8} {'CPU':>7}")
     for name, seconds in med.items():
+        if name in _STARTUP or name.startswith("py") or name == "version":
+            continue
         best = min(runs[name])
         print(f"  {_LABELS[name]:<36} {seconds:6.3f}s {best:7.3f}s {med_cpu[name]:6.3f}s")
     for name, label in (("tfce", "editable"), ("regular", "regular")):
@@ -334,13 +211,19 @@ def measure(
         f"  inside BFCL's bare loop (last run): import {bare['import_s']:.3f} s, "
         f"load {bare['load_s']:.3f} s, check {bare['check_s']:.3f} s"
     )
+    if startup:
+        print("  start-up alone:")
+        for name in ("py", "py_regular", "py_bfcl", "click", "version"):
+            if name in med:
+                print(f"    {_LABELS[name]:<34} {med[name]:6.3f}s {med_cpu[name]:15.3f}s")
     if with_split:
-        parts = split(out, repeat, env)
+        parts, collected = split(out, repeat, env)
         total = sum(parts.values())
-        print("  tfce-eval in-process split:")
+        print("  tfce-eval in-process split (wall, medians):")
         for name, seconds in parts.items():
-            print(f"    {name:<40} {seconds:6.3f} s")
-        print(f"    {'total':<40} {total:6.3f} s")
+            print(f"    {name:<44} {seconds:6.3f} s")
+        print(f"    {'total':<44} {total:6.3f} s")
+        print(f"    {'of which in the garbage collector':<44} {collected:6.3f} s")
 
 
 def main() -> None:
@@ -361,6 +244,11 @@ def main() -> None:
         action="store_true",
         help="keep the environment's PYTHONDONTWRITEBYTECODE (see child_env)",
     )
+    m.add_argument(
+        "--startup",
+        action="store_true",
+        help="also time the interpreters, `import click` and `tfce-eval --version` alone",
+    )
     args = parser.parse_args()
     if args.command == "build":
         build(OUT)
@@ -372,6 +260,7 @@ def main() -> None:
             skip_real=args.skip_real,
             regular=args.regular,
             cache_bytecode=not args.no_bytecode_cache,
+            startup=args.startup,
         )
 
 
