@@ -854,3 +854,11 @@ def test_decoded_arguments_are_copies() -> None:
     assert call.arguments is not arguments
     assert call.arguments["a"] is not arguments["a"]
     assert call.arguments["a"][1] is not arguments["a"][1]
+
+
+def test_an_unterminated_string_is_worded_once() -> None:
+    from tfce_eval.decode.answer import decode_output
+
+    result = decode_output({"text": '<tool_call>{"name": "f", "arguments": {"a": "x</tool_call>'})
+    assert result.error is not None
+    assert "at at" not in result.error and "Unterminated string" in result.error

@@ -58,8 +58,10 @@ def load_json(text: str, where: str, limits: DecodeLimits) -> Any:
     try:
         return json.loads(text, parse_constant=_refuse_constant, parse_int=_bounded_int)
     except json.JSONDecodeError as exc:
+        # json's own message may already end in "at" ("Unterminated string starting at").
+        reason = exc.msg[: -len(" at")] if exc.msg.endswith(" at") else exc.msg
         raise _JsonSyntaxError(
-            f"{where} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+            f"{where} is not valid JSON: {reason} at line {exc.lineno}, column {exc.colno}"
         ) from None
     except (ValueError, RecursionError, MemoryError) as exc:
         raise DecodeError(f"{where} is not valid JSON: {exc}") from None
