@@ -65,10 +65,17 @@ def doctor_command(
     elif report.item_id:
         click.echo(f"item: {report.item_id}")
     for finding in report.findings:
-        click.echo(f"{_MARK[finding.level]}  {finding.message}")
+        click.echo(_fold(f"{_MARK[finding.level]}  {finding.message}", "         "))
         if finding.hint:
-            click.echo(f"  fix: {finding.hint}")
+            click.echo(_fold(f"  fix: {finding.hint}", "       "))
     if report.ok:
         click.echo("ready for `tfce-eval run --mode fc`" + (" and --mode prompt" if qa else ""))
     else:
         raise SystemExit(1)
+
+
+def _fold(text: str, indent: str) -> str:
+    """One finding folded at 80 columns, continuation lines indented under its text."""
+    import textwrap
+
+    return textwrap.fill(text, width=80, subsequent_indent=indent, break_long_words=False)
