@@ -73,8 +73,13 @@ def finite_json(value: Any, depth: int = 0) -> Any:
     return value
 
 
-#: One encoder for every line: json.dumps with options makes a new one per call.
-_STRICT_LINE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+#: One encoder for every line: json.dumps with options makes a new one per call. Records
+#: are trees (nothing in them refers back to itself), so the encoder does not keep the id of
+#: every container to detect cycles; a value that did nest without end would stop it with
+#: a RecursionError, which dumps_strict turns into the same bounded text as ever.
+_STRICT_LINE = json.JSONEncoder(
+    ensure_ascii=False, allow_nan=False, separators=(",", ":"), check_circular=False
+)
 
 
 def dumps_strict(obj: Any, *, indent: int | None = None) -> str:
