@@ -102,21 +102,17 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
         return wall, usage.ru_utime + usage.ru_stime, out.read().decode("utf-8")
 
 
-def split(out: Path, repeat: int, env: dict[str, str]) -> tuple[dict[str, float], float]:
-    """The median of each stage over `repeat` fresh processes (bfcl4_split.py), and the
-    median seconds spent in the garbage collector, which the stages include."""
-    runs: list[dict[str, Any]] = []
-    for _ in range(repeat):
-        done = subprocess.run(
-            [sys.executable, str(HERE / "bfcl4_split.py"), str(out)],
-            capture_output=True,
-            text=True,
-            check=True,
-            env=env,
-        )
-        runs.append(json.loads(done.stdout))
-    stages = {k: statistics.median(r["stages"][k] for r in runs) for k in runs[0]["stages"]}
-    return stages, statistics.median(r["gc"] for r in runs)
+def split_once(out: Path, env: dict[str, str]) -> dict[str, Any]:
+    """One fresh process's stages and garbage-collector seconds (bfcl4_split.py)."""
+    done = subprocess.run(
+        [sys.executable, str(HERE / "bfcl4_split.py"), str(out)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
 
 
 _LABELS = {
@@ -172,12 +168,15 @@ def measure(
                 commands["py_regular"] = [str(REGULAR / "bin" / "python"), "-c", "pass"]
         for cmd in commands.values():  # warm the file and bytecode caches
             timed(cmd, env)
+        splits: list[dict[str, Any]] = []
         for _ in range(repeat):
             for name, cmd in commands.items():
                 wall, used, stdout = timed(cmd, env)
                 runs.setdefault(name, []).append(wall)
                 cpu.setdefault(name, []).append(used)
                 reports[name] = stdout
+            if with_split:  # in the same rounds, under the same load
+                splits.append(split_once(out, env))
     load.append(os.getloadavg()[0])
     tfce = json.loads(reports["tfce"])
     bare = json.loads(reports["bare"].strip().splitlines()[-1])
@@ -217,7 +216,8 @@ def measure(
             if name in med:
                 print(f"    {_LABELS[name]:<34} {med[name]:6.3f}s {med_cpu[name]:15.3f}s")
     if with_split:
-        parts, collected = split(out, repeat, env)
+        parts = {k: statistics.median(r["stages"][k] for r in splits) for k in splits[0]["stages"]}
+        collected = statistics.median(r["gc"] for r in splits)
         total = sum(parts.values())
         print("  tfce-eval in-process split (wall, medians):")
         for name, seconds in parts.items():
