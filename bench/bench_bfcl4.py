@@ -169,12 +169,15 @@ def measure(
         for cmd in commands.values():  # warm the file and bytecode caches
             timed(cmd, env)
         splits: list[dict[str, Any]] = []
+        inside: list[dict[str, Any]] = []  # the bare loop's own timings, round by round
         for _ in range(repeat):
             for name, cmd in commands.items():
                 wall, used, stdout = timed(cmd, env)
                 runs.setdefault(name, []).append(wall)
                 cpu.setdefault(name, []).append(used)
                 reports[name] = stdout
+                if name == "bare":
+                    inside.append(json.loads(stdout.strip().splitlines()[-1]))
             if with_split:  # in the same rounds, under the same load
                 splits.append(split_once(out, env))
     load.append(os.getloadavg()[0])
@@ -207,8 +210,11 @@ def measure(
         f"BFCL {bare['valid']} of {bare['cases']}"
     )
     print(
-        f"  inside BFCL's bare loop (last run): import {bare['import_s']:.3f} s, "
-        f"load {bare['load_s']:.3f} s, check {bare['check_s']:.3f} s"
+        "  inside BFCL's bare loop (medians): "
+        + ", ".join(
+            f"{what} {statistics.median(r[key] for r in inside):.3f} s"
+            for what, key in (("import", "import_s"), ("load", "load_s"), ("check", "check_s"))
+        )
     )
     if startup:
         print("  start-up alone:")
