@@ -22,17 +22,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from tfce_eval.check.item import answer_and_truth, check_item
 from tfce_eval.dataset.load import Dataset
 from tfce_eval.decode.answer import decode_output
 from tfce_eval.errors import DataError, HarnessError, TfceError
-from tfce_eval.model import Category, DecodeResult, ErrorCode, Item, ScoreRecord, Verdict
+from tfce_eval.model import DecodeResult, ErrorCode, Item, ScoreRecord, Verdict
 from tfce_eval.schema.wire import name_map
+from tfce_eval.scoring.keeper import Keeper
 from tfce_eval.scoring.options import CheckMode, MissingMode, ScoreOptions
 from tfce_eval.scoring.rundir import (
     REPORT_HTML,
@@ -184,57 +183,6 @@ def _exec_check(
 KEEP_DETAILS = 50
 
 
-class _Keeper:
-    """Keeps in memory what the summary and the reports need of each record, and no more.
-
-    A run of 100,000 items would hold hundreds of MB of details (expected and received
-    calls, problems); records are written to scores.jsonl as they are made, and in memory
-    only the first failures of each category keep their details.
-    """
-
-    def __init__(self) -> None:
-        self.records: list[ScoreRecord] = []
-        self._kept: dict[tuple[Category, bool], int] = {}
-
-    def add(self, record: ScoreRecord) -> None:
-        if not record.valid:
-            key = (record.category, record.error_type is ErrorCode.REQUEST_ERROR)
-            if self._kept.get(key, 0) < KEEP_DETAILS:
-                self._kept[key] = self._kept.get(key, 0) + 1
-                self.records.append(record)
-                return
-        self.records.append(
-            ScoreRecord(
-                record.id,
-                record.category,
-                record.valid,
-                record.error_type,
-                record.error,
-                record.exec_valid,
-                _slim(record.details),
-            )
-        )
-
-
-@lru_cache(maxsize=16)
-def _exec_only(error_type: str | None) -> Mapping[str, Any]:
-    return MappingProxyType({"exec": MappingProxyType({"error_type": error_type})})
-
-
-_NO_DETAILS: Mapping[str, Any] = MappingProxyType({})
-
-
-def _slim(details: Mapping[str, Any]) -> Mapping[str, Any]:
-    """What the summary reads of the details: the exec error code or why it was skipped."""
-    exec_details = details.get("exec")
-    if isinstance(exec_details, Mapping) and exec_details.get("skipped"):
-        skipped = {"valid": None, "skipped": exec_details["skipped"]}
-        return MappingProxyType({"exec": MappingProxyType(skipped)})
-    if isinstance(exec_details, Mapping) and not exec_details.get("valid"):
-        return _exec_only(exec_details.get("error_type"))
-    return _NO_DETAILS
-
-
 def _score_one(
     item: Item,
     index: OutputsIndex,
@@ -293,7 +241,7 @@ def _score_items(
     executor: Executor | None,
     usage: UsageStats,
     out: StagedLines,
-    keeper: _Keeper,
+    keeper: Keeper,
 ) -> None:
     with index.reader() as read:
         for item in items:
@@ -381,7 +329,7 @@ def score_outputs(
         )
 
     usage = UsageStats()
-    keeper = _Keeper()
+    keeper = Keeper(KEEP_DETAILS)
     # Items stream in natural id order, so scores.jsonl is written sorted as it goes.
     with ExitStack() as stack:
         executor = _open_executor(stack, dataset, options)
