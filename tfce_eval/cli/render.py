@@ -6,13 +6,14 @@ import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
 
-from tfce_eval.report import RunView, render_table
-from tfce_eval.scoring.score import ScoreResult
+if TYPE_CHECKING:  # rich and the report renderers load only when a table is printed
+    from rich.console import Console
+
+    from tfce_eval.scoring.score import ScoreResult
 
 #: Width of tables written to a pipe or file, where no terminal says how wide it is.
 PIPE_WIDTH = 140
@@ -20,6 +21,8 @@ PIPE_WIDTH = 140
 
 def stdout_console() -> Console:
     """A console on stdout: the terminal's width; when piped, $COLUMNS or a fixed width."""
+    from rich.console import Console
+
     console = Console(file=sys.stdout)
     if not console.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
         console = Console(file=sys.stdout, width=PIPE_WIDTH)
@@ -39,6 +42,8 @@ def print_warnings(warnings: Iterable[str]) -> None:
 
 def print_summary(result: ScoreResult, name: str | None = None) -> None:
     """The per-category table on stdout, then where the files are."""
+    from tfce_eval.report import RunView, render_table
+
     run_dir = result.run_dir
     view = RunView(
         name or run_dir.path.resolve().name, run_dir.path, result.summary, result.records, None
@@ -51,6 +56,8 @@ def print_summary(result: ScoreResult, name: str | None = None) -> None:
 
 def print_document(document: Any) -> None:
     """A task's report Document as tables on stdout (the terminal's width, else 80)."""
+    from rich.console import Console
+
     from tfce_eval.report.document import document_renderables
 
     console = Console(file=sys.stdout)
