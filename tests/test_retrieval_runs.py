@@ -1,4 +1,4 @@
-"""Reading runs in every form, trec_eval's order, and the warnings and errors of SPEC R2."""
+"""Reading runs in every form, trec_eval's order, and the warnings and errors of runs."""
 
 from __future__ import annotations
 

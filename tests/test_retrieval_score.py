@@ -1,4 +1,4 @@
-"""score_run's files (SPEC R4), reading them back, and the report Document (SPEC R5)."""
+"""score_run's files, reading them back, and the report Document (docs/retrieval.md)."""
 
 from __future__ import annotations
 

@@ -90,7 +90,7 @@ def check_call(
         properties = {name: {} for name in expected.params}
         required = ()
     args = call.arguments
-    # One list per code, in the SPEC's check order (5.2): the first problem names the error.
+    # One list per code, in the check order of docs/checking.md 5.2: the first names the error.
     undeclared: list[Mismatch] = []
     unasked: list[Mismatch] = []
     missing_required: list[Mismatch] = []

@@ -1,4 +1,4 @@
-"""Reading the answer out of a model's text, as SPEC-QA-RETRIEVAL Q3 lays down.
+"""Reading the answer out of a model's text, as docs/qa.md lays down.
 
 The text is cleaned first: `<think>...</think>` blocks go with their content (a closing tag
 without an opening one drops everything before it, an unclosed block everything after),

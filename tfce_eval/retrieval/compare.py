@@ -3,7 +3,7 @@
 One run: each measure's mean, its 95 % interval and the number of queries. Two runs over
 the same gold: per measure both means, the difference and two two-sided p-values over
 the queries both runs were scored on: a paired randomization test (sign flips, 10,000
-permutations, seed 0) and a paired t-test (SPEC R5). Three or more: the means side by
+permutations, seed 0) and a paired t-test (docs/retrieval.md). Three or more: the means side by
 side. Runs are labelled A, B, C... in the tables and named in full in a note, so that no
 name is ever cut to fit 80 columns.
 """

@@ -3,7 +3,7 @@
 trec_eval ranks a query's documents by score, highest first, and breaks ties by document
 id, highest first (byte order, which Python's string order matches). Not every backend
 behind ir-measures breaks ties that way, so the order is fixed here and the backends get
-scores that are unique in that order. The checks of SPEC R2 are made on the way: a
+scores that are unique in that order. The checks of docs/retrieval.md are made on the way: a
 document listed twice for one query is an error naming its line; queries with tied scores
 and queries whose rank column contradicts their scores are counted for the warnings.
 
@@ -26,7 +26,7 @@ FIRST_IDS = 5
 
 
 class RunForm(StrEnum):
-    """The forms a run can come in (SPEC R2)."""
+    """The forms a run can come in (docs/retrieval.md)."""
 
     TREC = "trec"  # qid Q0 docid rank score tag
     ROWS = "rows"  # JSON Lines or parquet rows {query_id, corpus_id, rank, retrieval_score}

@@ -1,6 +1,6 @@
 """Reading each part of a retrieval dataset: queries, qrels, answers, candidates, corpus.
 
-Field names follow the dataset cards (SPEC R1). Every reader reports problems into a
+Field names follow the dataset cards (docs/retrieval.md). Every reader reports problems into a
 `Problems` collector, with the file and line (or row) of the record, and goes on.
 """
 
@@ -36,7 +36,7 @@ def read_queries(
         for origin, record in iter_rows(path, problems):
             fields = Fields(record, origin, problems, "a query")
             if spans:
-                # No id field: the query's id is its 0-based row in file order (SPEC R1.3).
+                # No id field: the query's id is its 0-based row in file order (docs/retrieval.md).
                 qid = fields.ident(*_QUERY_ID, required=False)
                 qid = str(row) if qid is None else qid
                 text = fields.text("query", "original_query")

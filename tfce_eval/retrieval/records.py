@@ -16,7 +16,7 @@ def id_key(qid: str) -> tuple[int, int, str]:
 
 
 class Layout(StrEnum):
-    """The three directory layouts a retrieval dataset can have (SPEC R1)."""
+    """The three directory layouts a retrieval dataset can have (docs/retrieval.md)."""
 
     HF = "hf"  # corpus/ queries/ qrels/ answers/ top_ranked/ retrieved_docs/ (QASPER-RAG)
     BEIR = "beir"  # corpus.jsonl queries.jsonl qrels/<split>.tsv

@@ -1,4 +1,4 @@
-"""Reading a retrieval run in any form of SPEC R2, detected from the file's content.
+"""Reading a retrieval run in any form of docs/retrieval.md, detected from the file's content.
 
 TREC runs (`qid Q0 docid rank score tag`) are parsed by pyarrow's CSV reader when the
 columns are separated by single spaces or tabs (a million lines in a fraction of a

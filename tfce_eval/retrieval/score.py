@@ -4,7 +4,7 @@
 (a query missing from the run scores 0), averages over those queries, and attaches a 95 %
 interval to each mean: a seeded percentile bootstrap over queries
 (`tfce_eval.stats.bootstrap_interval`, seed 0). It then writes scores.jsonl and
-summary.json (SPEC R4), each atomically, after every check has passed. `load_scored_run`
+summary.json (docs/retrieval.md), each atomically, after every check has passed. `load_scored_run`
 reads such a directory back for the reports, checking every field's type.
 """
 

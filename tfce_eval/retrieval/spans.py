@@ -4,7 +4,7 @@ In the chunk-span layout (ConditionalQA) a query's gold is a list of fragments, 
 half-open range [start, end) of a source document with a relevance score. A chunk is
 relevant iff it shares the source document with some fragment and their ranges overlap
 (touching at a boundary is not overlapping); its relevance is the largest score among the
-fragments it overlaps (SPEC R1.3). The plain and coreference-resolved corpora share their
+fragments it overlaps (docs/retrieval.md). The plain and coreference-resolved corpora share their
 offsets, so one gold serves both.
 
 SpanCov@k asks how much of the gold the top k chunks cover: the fraction of a query's
