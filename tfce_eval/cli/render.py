@@ -69,7 +69,9 @@ def print_document(document: Any) -> None:
 
 def write_document_reports(out_dir: Path, document: Any) -> str:
     """Write report.md and report.html of a Document; the line that says what was written."""
-    from tfce_eval.report.document import write_document_reports as write
+    from tfce_eval.report.document import render_document_html, render_document_markdown
+    from tfce_eval.scoring.writing import write_text_atomic
 
-    write(out_dir, document)
+    write_text_atomic(out_dir / "report.md", render_document_markdown(document))
+    write_text_atomic(out_dir / "report.html", render_document_html(document))
     return f"written to {out_dir}: scores.jsonl, summary.json, report.md, report.html"

@@ -367,10 +367,9 @@ def _write_reports(score: ScoreResult, dataset: Dataset, run_info: Mapping[str, 
 
 def _print_qa_result(result: RunResult) -> None:
     """A QA run's tables, its reports written beside its scores, and what was done."""
-    from tfce_eval.cli.render import print_document
+    from tfce_eval.cli.render import print_document, write_document_reports
     from tfce_eval.qa.report import qa_document
     from tfce_eval.qa.runs import load_qa_run
-    from tfce_eval.report.document import write_document_reports
 
     document = qa_document([load_qa_run(result.run_dir)])
     write_document_reports(result.run_dir, document)

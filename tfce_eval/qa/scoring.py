@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import os
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -38,6 +37,7 @@ from tfce_eval.qa.judge import (
 from tfce_eval.qa.predictions import PredictionReader, QaOutput, RetrievedChunk
 from tfce_eval.qa.records import ErrorType, QaScore, score_item
 from tfce_eval.qa.summary import summarise
+from tfce_eval.scoring.writing import write_text_atomic
 
 #: Fields added to a summary: a mapping, or a callable giving one once the outputs are read.
 Extra = Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None
@@ -61,21 +61,6 @@ class QaResult:
     summary: dict[str, Any]
     out_dir: Path | None
     warnings: tuple[str, ...] = ()
-
-
-def write_atomic(path: Path, chunks: Iterable[str]) -> None:
-    """Write text to a temporary file beside `path`, then put it in place in one step."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with tmp.open("w", encoding="utf-8") as out:
-            for chunk in chunks:
-                out.write(chunk)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def _short(text: str, limit: int = 120) -> str:
@@ -269,9 +254,9 @@ def write_results(out_dir: Path, records: Sequence[QaScore], summary: Mapping[st
     out_dir.mkdir(parents=True, exist_ok=True)
     encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, check_circular=False)
     lines = (encoder.encode(r.to_json()) + "\n" for r in records)
-    write_atomic(out_dir / SCORES_NAME, lines)
+    write_text_atomic(out_dir / SCORES_NAME, lines)
     text = json.dumps(summary, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
-    write_atomic(out_dir / SUMMARY_NAME, [text])
+    write_text_atomic(out_dir / SUMMARY_NAME, text)
 
 
 def _run(scoring: Coroutine[Any, Any, QaResult]) -> QaResult:

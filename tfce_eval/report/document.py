@@ -14,10 +14,8 @@ import html
 import io
 import json
 import math
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 #: A cell: text, a count, a figure (rendered with `digits` decimals), or nothing ("-").
@@ -191,21 +189,3 @@ def render_document(doc: Document, fmt: str) -> str:
         "html": render_document_html,
     }
     return renderers[str(fmt)](doc)
-
-
-def write_document_reports(out_dir: Path, doc: Document) -> tuple[Path, Path]:
-    """Write report.md and report.html of a Document into `out_dir`, each atomically."""
-    written = []
-    for name, text in (
-        ("report.md", render_document_markdown(doc)),
-        ("report.html", render_document_html(doc)),
-    ):
-        path = out_dir / name
-        tmp = path.with_name(f".{name}.{os.getpid()}.tmp")
-        try:
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, path)
-        finally:
-            tmp.unlink(missing_ok=True)
-        written.append(path)
-    return written[0], written[1]

@@ -30,7 +30,7 @@ from tfce_eval.errors import DataError, UsageError
 from tfce_eval.retrieval.corpus import corpus_columns
 from tfce_eval.retrieval.dataset import RetrievalDataset
 from tfce_eval.retrieval.records import id_key
-from tfce_eval.retrieval.score import write_atomic
+from tfce_eval.scoring.writing import write_text_atomic
 
 #: progress(stage, done, total): stages "hash", "read", "tokenize", "index", "search",
 #: "write", in that order ("read" to "index" only when the index is not cached).
@@ -147,7 +147,7 @@ def retrieve(
     for qid in qids:
         for rank, (score, docid) in enumerate(ranked[qid], 1):
             lines.append(f"{qid} Q0 {docid} {rank} {score!r} {TAG}\n")
-    write_atomic(out / RUN_FILE, "".join(lines))
+    write_text_atomic(out / RUN_FILE, "".join(lines))
     meta: dict[str, Any] = {
         "method": method,
         "parameters": {"k": k, "k1": K1, "b": B, "variant": VARIANT, "candidates": candidates},
@@ -165,7 +165,7 @@ def retrieve(
             "total_s": round(time.perf_counter() - started, 3),
         },
     }
-    write_atomic(out / META_FILE, json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
+    write_text_atomic(out / META_FILE, json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
     tick("write", 1, 1)
     return RetrieveResult(out / RUN_FILE, out / META_FILE, meta, hit, len(qids))
 

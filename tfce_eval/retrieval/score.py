@@ -22,6 +22,7 @@ from tfce_eval.retrieval.dataset import RetrievalDataset
 from tfce_eval.retrieval.measures import compute_measures, parse_measures
 from tfce_eval.retrieval.ranking import Run, count, first_ids
 from tfce_eval.retrieval.runs import read_run
+from tfce_eval.scoring.writing import write_text_atomic
 
 SCORES_FILE = "scores.jsonl"
 SUMMARY_FILE = "summary.json"
@@ -211,15 +212,6 @@ def write_scored(result: ScoredRun, out_dir: Path) -> None:
     lines = "".join(
         json.dumps(q.to_json(), ensure_ascii=False, allow_nan=False) + "\n" for q in result.queries
     )
-    write_atomic(out_dir / SCORES_FILE, lines)
+    write_text_atomic(out_dir / SCORES_FILE, lines)
     text = json.dumps(result.summary, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
-    write_atomic(out_dir / SUMMARY_FILE, text)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_text_atomic(out_dir / SUMMARY_FILE, text)

@@ -157,12 +157,14 @@ def _finish(fh: IO[str]) -> None:
     fh.close()
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write `text` to a temporary file beside `path` and rename it into place."""
+def write_text_atomic(path: Path, text: str | Iterable[str]) -> None:
+    """Write `text` (a string, or its pieces in order, e.g. lines made as they are
+    written) to a temporary file beside `path` and rename it into place."""
     fh, tmp = _temp(path)
     try:
         with writing(path.parent), fh:
-            fh.write(_utf8_safe(text))
+            for chunk in (text,) if isinstance(text, str) else text:
+                fh.write(_utf8_safe(chunk))
             _finish(fh)
             os.replace(tmp, path)
     except BaseException:
