@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -10,13 +9,6 @@ from typing import Any
 import click
 
 from tfce_eval.cli.options import split_options
-
-
-def default_cache_dir() -> Path:
-    """Where BM25 indexes are kept between runs: $XDG_CACHE_HOME/tfce-eval, or ~/.cache."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "tfce-eval" / "bm25"
-
 
 _STAGES = {"hash": "hashing", "index": "indexing", "search": "searching", "write": "writing"}
 
@@ -111,7 +103,7 @@ def retrieve_command(
     cache_dir: Path | None,
 ) -> None:
     """Rank the corpus for every query of a split and write a TREC run that `score` reads."""
-    from tfce_eval.retrieval import load_retrieval, retrieve
+    from tfce_eval.retrieval import default_cache_dir, load_retrieval, retrieve
     from tfce_eval.tasks import TaskKind, resolve_data
 
     ref = resolve_data(data, TaskKind.RETRIEVAL)

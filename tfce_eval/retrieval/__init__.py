@@ -7,7 +7,7 @@ reports `tfce_eval.model.Finding`s, the records every task's `validate` speaks i
 
 from __future__ import annotations
 
-from tfce_eval.retrieval.bm25 import Progress, RetrieveResult, retrieve
+from tfce_eval.retrieval.bm25 import Progress, RetrieveResult, default_cache_dir, retrieve
 from tfce_eval.retrieval.compare import retrieval_document
 from tfce_eval.retrieval.dataset import RetrievalDataset, load_retrieval
 from tfce_eval.retrieval.layouts import detect_layout
@@ -35,6 +35,7 @@ __all__ = [
     "ScoredRun",
     "Span",
     "dataset_run",
+    "default_cache_dir",
     "detect_layout",
     "detect_run_form",
     "is_scored_run",

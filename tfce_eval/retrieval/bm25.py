@@ -309,3 +309,9 @@ def _search_candidates(
             ranked[qid] = _ordered(pairs, k)
     tick("search", len(qids), len(qids))
     return ranked
+
+
+def default_cache_dir() -> Path:
+    """Where BM25 indexes are kept between runs: $XDG_CACHE_HOME/tfce-eval, or ~/.cache."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tfce-eval" / "bm25"

@@ -8,7 +8,6 @@ judge grading open answers when one is named) and completes run.json.
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 from tfce_eval.errors import UsageError
 from tfce_eval.providers import Mode, Provider, make_provider
 from tfce_eval.qa import AnswerType, QaDataset, QaResult, check_judge, score_outputs
+from tfce_eval.retrieval import default_cache_dir
 from tfce_eval.run.config import RunConfig, RunResult
 from tfce_eval.run.driver import Plan, drive
 from tfce_eval.run.judge import ProviderJudge
@@ -36,12 +36,6 @@ from tfce_eval.scoring.rundir import RunDir
 from tfce_eval.tasks.load import load_qa_dataset
 
 ANSWER_TYPE_ORDER = (AnswerType.MC, AnswerType.TF, AnswerType.OPEN)
-
-
-def default_cache_dir() -> Path:
-    """Where BM25 indexes are kept between runs: $XDG_CACHE_HOME/tfce-eval, or ~/.cache."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "tfce-eval" / "bm25"
 
 
 def load_qa(config: RunConfig) -> QaDataset:
