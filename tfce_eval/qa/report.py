@@ -17,7 +17,7 @@ from typing import Any
 
 from tfce_eval.qa.paired import paired_data
 from tfce_eval.qa.runs import QaRun
-from tfce_eval.report.document import Cell, Document, Table
+from tfce_eval.report.document import Cell, Document, Table, run_letters
 
 _CLOSED = ("type", "n", "correct", "accuracy", "95% interval", "parse err", "req err")
 
@@ -200,10 +200,6 @@ def _run_data(label: str, run: QaRun) -> dict[str, Any]:
     }
 
 
-def _labels(n: int) -> list[str]:
-    return [chr(ord("A") + i) if i < 26 else f"R{i + 1}" for i in range(n)]
-
-
 def _metric(summary: Mapping[str, Any], kind: str, field: str) -> float | None:
     if kind == "overall":
         block = summary.get("overall")
@@ -306,7 +302,7 @@ def qa_document(runs: Sequence[QaRun]) -> Document:
         return _single(runs[0])
     if len(runs) == 2:
         return _pair(runs[0], runs[1])
-    labels = _labels(len(runs))
+    labels = run_letters(len(runs))
     notes = _legend(runs, labels)
     for label, run in zip(labels, runs, strict=True):
         notes += _run_notes(run, label)

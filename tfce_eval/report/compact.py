@@ -9,8 +9,7 @@ room and runs whose names share a long prefix can still be told apart.
 
 from __future__ import annotations
 
-from string import ascii_uppercase
-
+from tfce_eval.report.document import run_letters
 from tfce_eval.report.layout import (
     DASH,
     NA,
@@ -41,10 +40,7 @@ def run_labels(report: Report) -> tuple[str, ...]:
     """How tables name the runs: a single run by its name, several by A, B, C..."""
     if len(report.runs) == 1:
         return (report.runs[0].name,)
-    return tuple(
-        ascii_uppercase[i] if i < len(ascii_uppercase) else f"R{i + 1}"
-        for i in range(len(report.runs))
-    )
+    return tuple(run_letters(len(report.runs)))
 
 
 def legend(report: Report) -> list[tuple[str, str | None]]:

@@ -189,3 +189,9 @@ def render_document(doc: Document, fmt: str) -> str:
         "html": render_document_html,
     }
     return renderers[str(fmt)](doc)
+
+
+def run_letters(n: int) -> list[str]:
+    """How reports of several runs name them: A, B, ..., Z, then R27, R28, ... (a legend
+    gives each letter's full name, so names are never cut to fit)."""
+    return [chr(ord("A") + i) if i < 26 else f"R{i + 1}" for i in range(n)]

@@ -10,7 +10,6 @@ name is ever cut to fit 80 columns.
 
 from __future__ import annotations
 
-import string
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -24,18 +23,11 @@ PERMUTATIONS = 10_000
 SEED = 0
 
 
-def labels(n: int) -> list[str]:
-    """A, B, ..., Z, then AA, AB, ...: short column headings for the runs."""
-    letters = string.ascii_uppercase
-    out = []
-    for i in range(n):
-        out.append(letters[i] if i < 26 else letters[i // 26 - 1] + letters[i % 26])
-    return out
-
-
 def _legend(runs: Sequence[ScoredRun]) -> str:
     parts = []
-    for label, run in zip(labels(len(runs)), runs, strict=True):
+    from tfce_eval.report.document import run_letters
+
+    for label, run in zip(run_letters(len(runs)), runs, strict=True):
         where = f" ({run.path})" if run.path is not None and str(run.path) != run.name else ""
         parts.append(f"{label} = {run.name}{where}")
     return "Runs: " + "; ".join(parts) + "."
@@ -163,9 +155,9 @@ def _paired(a: ScoredRun, b: ScoredRun) -> Document:
 
 
 def _side_by_side(runs: Sequence[ScoredRun]) -> Document:
-    from tfce_eval.report.document import Document, Table
+    from tfce_eval.report.document import Document, Table, run_letters
 
-    names = labels(len(runs))
+    names = run_letters(len(runs))
     measures = list(dict.fromkeys(m for run in runs for m in run.measures))
     rows: list[tuple[Cell, ...]] = []
     json_rows: list[dict[str, Any]] = []
