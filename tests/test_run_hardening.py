@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from fakeserver import FakeConfig, FakeServer
+from messages import unfold
 
 from tfce_eval.dataset.load import load_dataset
 from tfce_eval.errors import RunError, UsageError
@@ -250,7 +251,8 @@ def test_a_second_run_in_a_busy_directory_names_the_first_and_force_deletes_noth
     assert f"in use by another run (process {first.pid} on {socket.gethostname()}" in message
     assert "started 20" in message
     assert second.returncode == 1
-    assert second.stderr.count("\n") <= 2 and f"process {first.pid}" in second.stderr
+    message = unfold(second.stderr)
+    assert message.count("\n") <= 1 and f"process {first.pid}" in message
     run_dir = tmp_path / "openai-fake-model-fc"
     ids = [r["id"] for r in outputs(run_dir)]
     assert sorted(ids) == sorted(dataset.ids())  # each item once, the file never replaced
@@ -324,7 +326,7 @@ def test_an_unwritable_out_is_one_message_with_exit_code_1(dataset, tmp_path):
         assert not srv.log
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
-    first, *rest = proc.stderr.splitlines()
+    first, *rest = unfold(proc.stderr).splitlines()
     assert first.startswith(f"error: cannot use {out / 'results'}")
     assert rest == ["  fix: give --out a directory you can write to"]
 

@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.gt_outputs import write_perfect_outputs
+from tests.messages import unfold
 from tfce_eval.cli import main
 from tfce_eval.dataset.load import load_dataset
 from tfce_eval.dataset.paths import builtin_data_dir
@@ -291,7 +292,8 @@ def test_installed_command_in_a_subprocess(tmp_path: Path) -> None:
     )
     # A missing file is bad input: exit 1 with one line naming it, as the README says.
     assert proc.returncode == 1
-    assert proc.stderr.count("\n") == 2 and "nope: no such file" in proc.stderr
+    message = unfold(proc.stderr)
+    assert message.count("\n") == 1 and "nope: no such file" in message
     assert "Traceback" not in proc.stderr
 
 

@@ -17,6 +17,7 @@ from click.testing import CliRunner, Result
 import tfce_eval.scoring.score as scoring
 import tfce_eval.scoring.writing as writing
 from tests.gt_outputs import write_perfect_outputs
+from tests.messages import unfold
 from tfce_eval.cli import main
 from tfce_eval.dataset.load import load_dataset
 from tfce_eval.errors import DataError, HarnessError
@@ -35,7 +36,7 @@ def run_cli(*args: str) -> Result:
 
 def one_line_error(result: Result) -> str:
     assert result.exit_code == 1, result.output
-    text = result.stderr.strip()
+    text = unfold(result.stderr)
     assert "\n" not in text, text
     assert "Traceback" not in text
     assert text.startswith("error: ")
@@ -278,7 +279,7 @@ def test_a_file_with_bare_cr_line_ends_is_not_taken_for_a_torn_line(
     assert caught.value.line == 1 and "carriage returns (CR)" in caught.value.message
     result = run_cli("score", str(old_mac), "--check", "ast", "--out", str(tmp_path / "o"))
     assert result.exit_code == 1
-    assert f"{old_mac}, line 1" in result.stderr and "LF" in result.stderr
+    assert f"{old_mac}, line 1" in unfold(result.stderr) and "LF" in result.stderr
     assert not (tmp_path / "o").exists()
 
 

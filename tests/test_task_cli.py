@@ -209,7 +209,9 @@ def test_validate_other_tasks() -> None:
     out = invoke("validate", "--data", "builtin:qasper-rag").output
     # Two warnings (tied scores), each with its fix, folded at 80 columns.
     assert out.count("warning: ") == 2 and out.count("  fix: nothing to do") == 2
-    assert out.endswith("0 errors, 2 warnings\n")
+    assert out.endswith("retrieval dataset builtin:qasper-rag: 0 errors, 2 warnings\n")
+    # The package's own folder is named as the user named it, whatever the install path.
+    assert "warning: builtin:qasper-rag/retrieved_docs/dev.jsonl: 5" in out
     assert all(len(line) <= 80 for line in out.splitlines())
 
 

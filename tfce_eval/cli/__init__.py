@@ -71,7 +71,9 @@ class _Failure(click.ClickException):
         self.exit_code = error.exit_code  # type: ignore[misc]
 
     def show(self, file: Any = None) -> None:
-        click.echo(f"error: {self.format_message()}", err=True)
+        from tfce_eval.cli.text import fold, shown
+
+        click.echo(fold(shown(self.format_message()), "error: "), err=True)
 
 
 class _LazyGroup(click.Group):

@@ -31,13 +31,10 @@ def stdout_console() -> Console:
 
 def print_warnings(warnings: Iterable[str]) -> None:
     """Each warning on stderr, folded at 80 columns (continuation lines indented)."""
-    import textwrap
+    from tfce_eval.cli.text import fold, shown
 
     for warning in warnings:
-        text = textwrap.fill(
-            f"warning: {warning}", width=80, subsequent_indent="  ", break_long_words=False
-        )
-        click.echo(text, err=True)
+        click.echo(fold(shown(warning), "warning: ", "  "), err=True)
 
 
 def print_summary(result: ScoreResult, name: str | None = None) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from tfce_eval.cli.options import data_options, split_options, task_option
+from tfce_eval.cli.text import fold, shown
 from tfce_eval.model import AnswerStyle, Finding, Level
 
 
@@ -70,11 +71,13 @@ def validate_command(
         click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     else:
         for finding in report.findings:
-            click.echo(str(finding), err=finding.level == "error")
+            click.echo(_folded(finding), err=finding.level == "error")
         counts = ", ".join(f"{c} {n}" for c, n in report.counts.items())
         click.echo(
-            f"{report.items} items ({counts}): "
-            f"{len(report.errors)} errors, {len(report.warnings)} warnings"
+            fold(
+                f"{report.items} items ({counts}): "
+                f"{len(report.errors)} errors, {len(report.warnings)} warnings"
+            )
         )
     if report.errors:
         raise SystemExit(1)
@@ -107,8 +110,12 @@ def _validate_other(
         for finding in findings:
             click.echo(_folded(finding), err=finding.level is Level.ERROR)
         click.echo(
-            f"{task} dataset {path}: {_count(len(errors), 'error')}, "
-            f"{_count(len(findings) - len(errors), 'warning')}"
+            fold(
+                shown(
+                    f"{task} dataset {path}: {_count(len(errors), 'error')}, "
+                    f"{_count(len(findings) - len(errors), 'warning')}"
+                )
+            )
         )
     if errors:
         raise SystemExit(1)
@@ -116,24 +123,13 @@ def _validate_other(
 
 def _folded(finding: Finding) -> str:
     """A finding as `str(finding)` shows it, folded at 80 columns: its place (file, line or
-    row, id) stays whole on the first line; the message and the fix fold under themselves."""
-    import textwrap
-
-    def fill(text: str, head: str, indent: str) -> str:
-        return textwrap.fill(
-            text,
-            width=80,
-            initial_indent=head,
-            subsequent_indent=indent,
-            break_long_words=False,
-            break_on_hyphens=False,
-        )
-
-    where = finding.where
+    row, id) stays whole on the first line; the message and the fix fold under themselves.
+    A built-in dataset's files are named `builtin:NAME/...`."""
+    where = shown(finding.where)
     head = f"{finding.level}: " + (f"{where}: " if where else "")
-    text = fill(finding.message, head, "    ")
+    text = fold(shown(finding.message), head, "    ")
     if finding.hint:
-        text += "\n" + fill(finding.hint, "  fix: ", "       ")
+        text += "\n" + fold(shown(finding.hint), "  fix: ", "       ")
     return text
 
 

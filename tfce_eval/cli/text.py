@@ -1,0 +1,55 @@
+"""Text a person reads: folded at 80 columns, with built-in datasets' paths shown short.
+
+A path inside the installed package (a built-in dataset's file) says nothing to the user
+and can be longer than a line by itself; it is shown as `builtin:NAME/...`, the name the
+user gave on the command line.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+
+WIDTH = 80
+
+
+def shown(text: str) -> str:
+    """`text` with every built-in dataset's folder written as `builtin:NAME`."""
+    from tfce_eval.tasks import BUILTIN_PREFIX, BUILTINS
+
+    for entry in BUILTINS:
+        root = str(entry.path)
+        # The function-calling data's root may be the source checkout itself: only its
+        # own folders are the dataset's.
+        folders = ("questions", "answers", "functions") if not entry.folder else ("",)
+        for folder in folders:
+            here = os.path.join(root, folder) if folder else root
+            if here not in text:
+                continue
+            name = BUILTIN_PREFIX + entry.name + (f"/{folder}" if folder else "")
+            text = text.replace(here + os.sep, name + "/").replace(here, name)
+    return text
+
+
+def fold(text: str, first: str = "", rest: str = "    ") -> str:
+    """`first` + `text` folded at 80 columns, later lines indented by `rest`; each line of
+    `text` folds on its own (a `  fix:` line keeps its own indent). Words are never split:
+    a path longer than a line stays whole."""
+    out: list[str] = []
+    for number, line in enumerate(text.split("\n")):
+        head = first if number == 0 else ""
+        body = line.lstrip(" ")
+        lead = head + line[: len(line) - len(body)]
+        indent = rest if number == 0 or not body.startswith("fix: ") else " " * (len(lead) + 5)
+        out.append(
+            textwrap.fill(
+                body,
+                width=WIDTH,
+                initial_indent=lead,
+                subsequent_indent=indent,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            or lead.rstrip()
+        )
+    return "\n".join(out)
