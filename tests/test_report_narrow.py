@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from messages import assert_folded
 from rich.cells import cell_len
 from rich.console import Console
 from test_report import BASIC, PAIR_A, PAIR_B, make_run
@@ -119,7 +120,8 @@ def test_score_prints_a_table_that_fits_80_columns(example_run: tuple[Path, str]
     out, stdout = example_run
     table, written = stdout.split("written to ")
     assert_fits(table, 80)
-    assert written == f"{out}: scores.jsonl, summary.json, report.md, report.html\n"
+    assert_folded("written to " + written)
+    assert " ".join(written.split()) == f"{out}: scores.jsonl, summary.json, report.md, report.html"
     check_every_figure(table, json.loads((out / "summary.json").read_text(encoding="utf-8")))
 
 

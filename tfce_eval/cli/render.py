@@ -10,13 +10,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from tfce_eval.cli.text import fold, shown
+
 if TYPE_CHECKING:  # rich and the report renderers load only when a table is printed
     from rich.console import Console
 
     from tfce_eval.scoring.score import ScoreResult
 
-#: Width of tables written to a pipe or file, where no terminal says how wide it is.
-PIPE_WIDTH = 140
+#: Width of tables written to a pipe or file, where no terminal says how wide it is: the
+#: 80 columns everything a person reads fits in.
+PIPE_WIDTH = 80
 
 
 def stdout_console() -> Console:
@@ -31,8 +34,6 @@ def stdout_console() -> Console:
 
 def print_warnings(warnings: Iterable[str]) -> None:
     """Each warning on stderr, folded at 80 columns (continuation lines indented)."""
-    from tfce_eval.cli.text import fold, shown
-
     for warning in warnings:
         click.echo(fold(shown(warning), "warning: ", "  "), err=True)
 
@@ -48,7 +49,7 @@ def print_summary(result: ScoreResult, name: str | None = None) -> None:
     stdout_console().print(render_table([view]))
     # The directory once, then the file names: the line stays short whatever the path.
     files = (run_dir.scores, run_dir.summary, run_dir.report_md, run_dir.report_html)
-    click.echo(f"written to {run_dir.path}: {', '.join(f.name for f in files)}")
+    click.echo(fold(f"written to {run_dir.path}: {', '.join(f.name for f in files)}"))
 
 
 def print_document(document: Any) -> None:
@@ -71,4 +72,4 @@ def write_document_reports(out_dir: Path, document: Any) -> str:
 
     write_text_atomic(out_dir / "report.md", render_document_markdown(document))
     write_text_atomic(out_dir / "report.html", render_document_html(document))
-    return f"written to {out_dir}: scores.jsonl, summary.json, report.md, report.html"
+    return fold(f"written to {out_dir}: scores.jsonl, summary.json, report.md, report.html")

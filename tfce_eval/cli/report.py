@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from tfce_eval.cli.text import fold
 from tfce_eval.errors import TfceError
 
 FORMATS = ("table", "md", "json", "csv", "html")
@@ -115,7 +116,7 @@ def _emit(text: str, output: Path | None) -> None:
         from tfce_eval.scoring.rundir import write_text_atomic
 
         write_text_atomic(output, text)
-        click.echo(f"written: {output}", err=True)
+        click.echo(fold(f"written: {output}"), err=True)
     else:
         click.echo(text, nl=False)
 

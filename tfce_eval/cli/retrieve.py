@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from tfce_eval.cli.options import split_options
+from tfce_eval.cli.text import fold, fold_command
 
 _STAGES = {"hash": "hashing", "index": "indexing", "search": "searching", "write": "writing"}
 
@@ -130,5 +131,5 @@ def retrieve_command(
         f"{result.queries} queries ranked (k={k}); index {cache} "
         f"({times.get('index_s', 0):.2f} s), search {times.get('search_s', 0):.2f} s"
     )
-    click.echo(f"written: {result.run_path}, {result.meta_path}")
-    click.echo(f"next: tfce-eval score {result.run_path} --data {data}")
+    click.echo(fold(f"written: {result.run_path}, {result.meta_path}"))
+    click.echo(fold_command("next: tfce-eval score", [str(result.run_path), "--data", str(data)]))

@@ -30,6 +30,7 @@ from tfce_eval.cli.options import (
     split_options,
     timeout_option,
 )
+from tfce_eval.cli.text import fold
 from tfce_eval.errors import RunInterrupted, UsageError
 from tfce_eval.model import AnswerStyle
 from tfce_eval.providers.base import Mode, RequestOptions, ToolChoice
@@ -277,7 +278,7 @@ def run_command(
 
     \b
     tfce-eval run --model openai/gpt-4o-mini
-    tfce-eval run --category parallel_multiple --model vllm/Qwen/Qwen2.5-7B-Instruct
+    tfce-eval run --category parallel --model vllm/Qwen/Qwen2.5-7B-Instruct
 
     Answers go to <out>/<run-name>/outputs.jsonl as they arrive. Running the same command
     again resumes: finished items are kept, failed requests are asked again. Stopped with
@@ -397,4 +398,4 @@ def _print_counts(result: RunResult) -> None:
             "command again to ask them again"
         )
     click.echo(line)
-    click.echo(f"written: {result.run_dir}")
+    click.echo(fold(f"written: {result.run_dir}"))

@@ -53,3 +53,18 @@ def fold(text: str, first: str = "", rest: str = "    ") -> str:
             or lead.rstrip()
         )
     return "\n".join(out)
+
+
+def fold_command(head: str, words: list[str]) -> str:
+    """A command line to copy, after `head`: its words quoted for a POSIX shell and, past
+    80 columns, continued on the next line with a backslash, as a shell reads it."""
+    import shlex
+
+    lines = [head.rstrip()]
+    for word in map(shlex.quote, words):
+        if len(lines[-1]) + 1 + len(word) + 2 > WIDTH and lines[-1].strip():
+            lines[-1] += " \\"
+            lines.append("    " + word)
+        else:
+            lines[-1] += " " + word
+    return "\n".join(lines)

@@ -1,0 +1,62 @@
+"""Everything a person reads fits 80 columns: every command's help, and what `score` and
+`report` print to a pipe (tables included), whatever the paths involved."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.messages import assert_folded
+from tfce_eval.cli import COMMANDS, main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def printed(*args: str) -> str:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.mark.parametrize("command", [None, *COMMANDS])
+def test_help_fits_80_columns(command: str | None) -> None:
+    text = printed("--help") if command is None else printed(command, "--help")
+    assert text.count("\n") > 3
+    assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_tables_on_a_pipe_fit_80_columns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)
+    deep = tmp_path / ("a-rather-long-folder-name-" * 4) / "runs"
+    outputs = deep / "outputs.jsonl"
+    deep.mkdir(parents=True)
+    shutil.copy(REPO / "examples" / "outputs.jsonl", outputs)
+    scored = printed("score", str(outputs), "--out", str(deep / "one"))
+    assert "Accuracy by category" in scored
+    printed("score", str(outputs), "--out", str(deep / "two"), "--check", "ast")
+    compared = printed("report", str(deep / "one"), str(deep / "two"))
+    assert "McNemar" in compared
+    for text in (scored, compared):
+        assert_folded(text)
+
+
+def test_retrieval_tables_on_a_pipe_fit_80_columns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)
+    deep = tmp_path / ("another-long-folder-name-" * 4)
+    made = printed("retrieve", "--data", "builtin:qasper-rag", "--out", str(deep / "bm25"))
+    scored = printed(
+        "score",
+        str(deep / "bm25" / "run.trec"),
+        "--data",
+        "builtin:qasper-rag",
+        "--out",
+        str(deep / "scored"),
+    )
+    assert "nDCG@10" in scored
+    for text in (made, scored, printed("report", str(deep / "scored"))):
+        assert_folded(text)
