@@ -21,11 +21,14 @@ all in one environment in which compiled bytecode is cached (see `child_env`), a
 prints the medians (wall and CPU), the ratios, and the split of tfce-eval's own time
 (`--split`: bfcl4_split.py, one in-process score with timers around each stage, and the
 time spent in the garbage collector). `--startup` also times the interpreters alone,
-`import click` and `tfce-eval --version`, in the same rounds.
+`import click` and `tfce-eval --version`, in the same rounds. `--instructions` counts
+the instructions each side executes under valgrind's callgrind, once each: a ratio that the
+other work on a shared machine does not move.
 
     bash bench/setup_bfcl_env.sh          # once
     .venv/bin/python bench/bench_bfcl4.py build
-    .venv/bin/python bench/bench_bfcl4.py measure --repeat 9 --split --regular --startup
+    .venv/bin/python bench/bench_bfcl4.py measure --repeat 9 --split --regular --startup \
+        --instructions
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -102,6 +107,24 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
         return wall, usage.ru_utime + usage.ru_stime, out.read().decode("utf-8")
 
 
+def instructions(cmd: list[str], env: dict[str, str]) -> int:
+    """Instructions the command executes, counted by valgrind's callgrind: a figure that,
+    unlike seconds, other work on the machine does not move."""
+    if cmd[0].endswith("tfce-eval"):  # a console script: valgrind runs its interpreter
+        cmd = [str(Path(cmd[0]).with_name("python")), *cmd]
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/out", *cmd],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if done.returncode != 0 or found is None:
+        raise SystemExit(f"callgrind failed on {cmd[0]}:\n{done.stderr[-2000:]}")
+    return int(found.group(1))
+
+
 def split_once(out: Path, env: dict[str, str]) -> dict[str, Any]:
     """One fresh process's stages and garbage-collector seconds (bfcl4_split.py)."""
     done = subprocess.run(
@@ -139,6 +162,7 @@ def measure(
     regular: bool,
     cache_bytecode: bool,
     startup: bool,
+    count: bool = False,
 ) -> None:
     if not (out / "outputs.jsonl").is_file():
         raise SystemExit(f"no data in {out}: run `bench_bfcl4.py build` first")
@@ -221,6 +245,18 @@ def measure(
         for name in ("py", "py_regular", "py_bfcl", "click", "version"):
             if name in med:
                 print(f"    {_LABELS[name]:<34} {med[name]:6.3f}s {med_cpu[name]:15.3f}s")
+    if count:
+        if shutil.which("valgrind") is None:
+            raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
+        print("  instructions (callgrind, one run each):")
+        with tempfile.TemporaryDirectory() as fresh:
+            counted = {"tfce": instructions(tfce_command(out, Path(fresh) / "e"), env)}
+            if regular:
+                script = REGULAR / "bin" / "tfce-eval"
+                counted["regular"] = instructions(tfce_command(out, Path(fresh) / "r", script), env)
+            counted["bare"] = instructions(commands["bare"], env)
+        for name, n in counted.items():
+            print(f"    {_LABELS[name]:<34} {n / 1e9:7.3f} G  {n / counted['bare']:5.2f} x bare")
     if with_split:
         parts = {k: statistics.median(r["stages"][k] for r in splits) for k in splits[0]["stages"]}
         collected = statistics.median(r["gc"] for r in splits)
@@ -255,6 +291,11 @@ def main() -> None:
         action="store_true",
         help="also time the interpreters, `import click` and `tfce-eval --version` alone",
     )
+    m.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count instructions under valgrind (callgrind): immune to the machine's load",
+    )
     args = parser.parse_args()
     if args.command == "build":
         build(OUT)
@@ -267,6 +308,7 @@ def main() -> None:
             regular=args.regular,
             cache_bytecode=not args.no_bytecode_cache,
             startup=args.startup,
+            count=args.instructions,
         )
 
 
