@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.fakeserver import FakeConfig, FakeServer, qa_items
+from tests.messages import assert_folded
 from tfce_eval.cli import main
 from tfce_eval.dataset.load import load_dataset
 
@@ -85,7 +86,7 @@ def test_every_answer_right_in_both_modes_and_apis(
 
 def test_bm25_context_records_chunks_and_canonical_hits(server: FakeServer, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    run(
+    printed = run(
         "--model",
         "vllm/m",
         "--base-url",
@@ -109,6 +110,9 @@ def test_bm25_context_records_chunks_and_canonical_hits(server: FakeServer, tmp_
     assert (run_dir / "context" / "run.trec").is_file()
     meta = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
     assert meta["task"] == "qa" and meta["request_options"]["context"] == "bm25"
+    # The corpus is named as the user named the dataset, and every line fits 80 columns.
+    assert "note: context: bm25, top 3 chunks of builtin:telco-qna/corpus" in printed.output
+    assert_folded(printed.output)
 
 
 def test_gold_context_shows_the_source_passage(server: FakeServer, tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from tfce_eval.cli.options import (
     split_options,
     timeout_option,
 )
-from tfce_eval.cli.text import fold
+from tfce_eval.cli.text import fold, shown
 from tfce_eval.errors import RunInterrupted, UsageError
 from tfce_eval.model import AnswerStyle
 from tfce_eval.providers.base import Mode, RequestOptions, ToolChoice
@@ -388,7 +388,7 @@ def _print_result(result: RunResult) -> None:
 
 def _print_counts(result: RunResult) -> None:
     for note in result.notes:
-        click.echo(f"note: {note}")
+        click.echo(fold(shown(note), "note: "))
     line = f"{result.selected} items"
     if result.resumed:
         line += f" ({result.resumed} answered earlier, {result.asked} asked now)"
@@ -397,5 +397,5 @@ def _print_counts(result: RunResult) -> None:
             f"; {result.request_errors} could not be asked (request_error): run the same "
             "command again to ask them again"
         )
-    click.echo(line)
+    click.echo(fold(line))
     click.echo(fold(f"written: {result.run_dir}"))
