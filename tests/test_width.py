@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from tests.messages import assert_folded
 from tfce_eval.cli import COMMANDS, main
+from tfce_eval.tasks import builtin, builtin_names
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -36,6 +37,7 @@ def test_tables_on_a_pipe_fit_80_columns(tmp_path: Path, monkeypatch: pytest.Mon
     shutil.copy(REPO / "examples" / "outputs.jsonl", outputs)
     scored = printed("score", str(outputs), "--out", str(deep / "one"))
     assert "Accuracy by category" in scored
+    assert "one: dataset builtin:tfce (sha256 " in scored  # not the install path
     printed("score", str(outputs), "--out", str(deep / "two"), "--check", "ast")
     compared = printed("report", str(deep / "one"), str(deep / "two"))
     assert "McNemar" in compared
@@ -60,3 +62,18 @@ def test_retrieval_tables_on_a_pipe_fit_80_columns(
     assert "nDCG@10" in scored
     for text in (made, scored, printed("report", str(deep / "scored"))):
         assert_folded(text)
+
+
+def test_built_in_folders_are_named_as_the_user_names_them() -> None:
+    qasper = str(builtin("qasper-rag").path)
+    fc = str(builtin("tfce").path)
+    assert (
+        builtin_names(f"{qasper}/qrels/test.tsv:3: bad")
+        == "builtin:qasper-rag/qrels/test.tsv:3: bad"
+    )
+    assert builtin_names(f"dataset {qasper}: 0 errors") == "dataset builtin:qasper-rag: 0 errors"
+    assert builtin_names(fc) == "builtin:tfce"
+    assert builtin_names(f"{fc}/answers/simple.jsonl") == "builtin:tfce/answers/simple.jsonl"
+    # Not a longer name that begins the same, nor another folder beside the fc data.
+    for other in (f"{qasper}-copy/corpus.jsonl", f"{fc}/questions-old/a.jsonl", f"{fc}/tests"):
+        assert builtin_names(other) == other

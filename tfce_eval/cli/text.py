@@ -7,7 +7,6 @@ user gave on the command line.
 
 from __future__ import annotations
 
-import os
 import textwrap
 
 WIDTH = 80
@@ -15,20 +14,9 @@ WIDTH = 80
 
 def shown(text: str) -> str:
     """`text` with every built-in dataset's folder written as `builtin:NAME`."""
-    from tfce_eval.tasks import BUILTIN_PREFIX, BUILTINS
+    from tfce_eval.tasks import builtin_names
 
-    for entry in BUILTINS:
-        root = str(entry.path)
-        # The function-calling data's root may be the source checkout itself: only its
-        # own folders are the dataset's.
-        folders = ("questions", "answers", "functions") if not entry.folder else ("",)
-        for folder in folders:
-            here = os.path.join(root, folder) if folder else root
-            if here not in text:
-                continue
-            name = BUILTIN_PREFIX + entry.name + (f"/{folder}" if folder else "")
-            text = text.replace(here + os.sep, name + "/").replace(here, name)
-    return text
+    return builtin_names(text)
 
 
 def fold(text: str, first: str = "", rest: str = "    ") -> str:

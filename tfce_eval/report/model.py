@@ -17,6 +17,7 @@ from tfce_eval.report.paired import Paired, compare_runs
 from tfce_eval.report.runs import RunView
 from tfce_eval.report.source import FailureSource
 from tfce_eval.report.words import counted
+from tfce_eval.tasks import builtin_names
 
 #: Model error codes in the order reports list them (request_error is shown apart).
 MODEL_ERROR_CODES: tuple[str, ...] = tuple(str(c) for c in ErrorCode if c.is_model_error)
@@ -129,7 +130,8 @@ def _meta(run: RunView) -> tuple[tuple[str, str], ...]:
         pairs.append(("status", f"{info['status']} (not every item may have been asked)"))
     if run.dataset_path is not None:
         sha = run.dataset_sha256
-        pairs.append(("dataset", str(run.dataset_path) + (f" (sha256 {sha[:12]})" if sha else "")))
+        where = builtin_names(str(run.dataset_path))
+        pairs.append(("dataset", where + (f" (sha256 {sha[:12]})" if sha else "")))
     if run.summary.get("check"):
         pairs.append(("check", str(run.summary["check"])))
     policy = run.summary.get("policy")

@@ -11,6 +11,8 @@ shows where each lives.
 from __future__ import annotations
 
 import json
+import os
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -78,6 +80,30 @@ def builtin(name: str) -> Builtin:
             return entry
     names = ", ".join(b.name for b in BUILTINS)
     raise UsageError(f"no built-in dataset {name!r}; choose from {names} (tfce-eval datasets)")
+
+
+def builtin_names(text: str) -> str:
+    """`text` with the folder of every built-in dataset written `builtin:NAME`: a path
+    inside the installed package says nothing to the user and may be longer than a line.
+    """
+    for entry in BUILTINS:
+        root = str(entry.path)
+        if not entry.folder:
+            # The function-calling data's root may be the source checkout itself: only the
+            # root alone and its own folders are the dataset's.
+            if text == root:
+                return BUILTIN_PREFIX + entry.name
+            places = [(os.path.join(root, f), f"{BUILTIN_PREFIX}tfce/{f}") for f in _FC_FOLDERS]
+        else:
+            places = [(root, BUILTIN_PREFIX + entry.name)]
+        for here, name in places:
+            if here in text:
+                # The folder itself or a path inside it; not a longer name that begins so.
+                text = re.sub(re.escape(here) + r"(?![^\s/,:;)'\"])", name, text)
+    return text
+
+
+_FC_FOLDERS = ("questions", "answers", "functions")
 
 
 @dataclass(frozen=True, slots=True)
