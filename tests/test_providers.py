@@ -164,6 +164,23 @@ def test_prompt_mode_puts_the_docs_in_a_system_prompt_and_sends_no_tools(dataset
         assert [d["name"] for d in docs] == ["set_cell_name", "parse_imsi"]
 
 
+@pytest.mark.parametrize(
+    ("model", "body", "reason"),
+    [
+        ("vllm/m", {"choices": [{"message": {}, "finish_reason": "length"}]}, "length"),
+        ("vllm/m", {"choices": [{"message": {}}]}, None),
+        ("vllm/m", {"choices": []}, None),
+        ("vllm/m", {"choices": [{"finish_reason": 7}]}, None),
+        ("vllm/m", {"choices": [{"finish_reason": "x" * 500}]}, "x" * 64),
+        ("anthropic/c", {"content": [], "stop_reason": "max_tokens"}, "max_tokens"),
+        ("anthropic/c", {"content": [], "stop_reason": None}, None),
+    ],
+)
+def test_why_the_model_stopped_is_read_from_either_api(model, body, reason):
+    provider = make_provider(model, env={"ANTHROPIC_API_KEY": "k"})
+    assert provider.finish_reason(body) == reason
+
+
 def test_anthropic_request_shape(dataset):
     p = make_provider("anthropic/claude", env={"ANTHROPIC_API_KEY": "k"})
     item = dataset.get("run_simple_4")  # BFCL turns with a system message

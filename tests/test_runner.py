@@ -20,7 +20,7 @@ from tfce_eval.scoring.options import CheckMode
 
 DATA = Path(__file__).parent / "fixtures" / "run_small"
 FAST_RETRY = RetryPolicy(max_retries=2, base_delay_s=0.01, max_delay_s=0.05)
-RECORD_KEYS = {"id", "category", "raw", "calls", "error", "usage", "latency_s"}
+RECORD_KEYS = {"id", "category", "raw", "calls", "error", "usage", "latency_s", "finish_reason"}
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +77,8 @@ def test_a_perfect_server_scores_every_category_full_marks(server, dataset, tmp_
         assert set(record) == RECORD_KEYS
         assert record["error"] is None and record["calls"] is not None
         assert record["usage"]["input_tokens"] > 0 and record["latency_s"] >= 0
+        stops = {"openai": ("tool_calls", "stop"), "anthropic": ("tool_use", "end_turn")}
+        assert record["finish_reason"] in stops[sdk]
     assert all(("tools" in r.body) is (mode is Mode.FC) for r in server.log)
     meta = json.loads((result.run_dir / "run.json").read_text())
     assert meta["status"] == "finished"
@@ -118,6 +120,10 @@ def test_under_faults_every_item_ends_once_and_a_resumed_run_completes_it(server
     assert sorted(ids) == sorted(set(ids)) and len(ids) == 16  # each item exactly once
     failed = {r["id"] for r in records if r["error"]}
     assert failed == {"run_parallel_1", "run_parallel_2"}
+    # Why the model stopped is kept: a cut answer says "length", not just parse_error.
+    reasons = {r["id"]: r["finish_reason"] for r in records}
+    assert reasons["run_parallel_0"] == "length" and reasons["run_simple_1"] == "tool_calls"
+    assert reasons["run_parallel_2"] is None
     assert first.request_errors == 2
     assert asked(server).count("run_parallel_2") == 1
     assert asked(server).count("run_parallel_1") == 3

@@ -79,6 +79,10 @@ class AnthropicMessagesProvider(SdkProvider):
             raise MalformedResponse("the response has no content list")
         return {"content": content, "stop_reason": body.get("stop_reason")}
 
+    def finish_reason(self, body: Mapping[str, Any]) -> str | None:
+        reason = body.get("stop_reason")
+        return reason[:64] if isinstance(reason, str) else None
+
     def _sdk_client(self) -> Any:
         if self._client is None:
             # The SDK is imported on the first request only: it is slow to import, and a

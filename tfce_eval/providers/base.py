@@ -85,11 +85,15 @@ class Usage:
 
 @dataclass(frozen=True)
 class Response:
-    """One successful exchange: the parsed response body, its token usage, its wall time."""
+    """One successful exchange: the parsed response body, its token usage, its wall time,
+    and why the model stopped, in the API's own word (OpenAI's `finish_reason`: "stop",
+    "length", "tool_calls"...; Anthropic's `stop_reason`: "end_turn", "max_tokens",
+    "tool_use"...), None when the body does not say."""
 
     body: dict[str, Any]
     usage: Usage
     latency_s: float
+    finish_reason: str | None = None
 
 
 class ErrorKind(StrEnum):
@@ -212,6 +216,11 @@ class Provider(ABC):
 
         Raises MalformedResponse when the body has no message. Pure.
         """
+
+    def finish_reason(self, body: Mapping[str, Any]) -> str | None:
+        """Why the model stopped, as the body says it (a string of at most 64 characters),
+        or None. Pure; an API without such a field keeps this default."""
+        return None
 
     @abstractmethod
     async def send(self, request: Mapping[str, Any]) -> Response:

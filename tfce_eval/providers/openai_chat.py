@@ -80,6 +80,12 @@ class OpenAIChatProvider(SdkProvider):
             raise MalformedResponse("the response's first choice has no message")
         return dict(message)
 
+    def finish_reason(self, body: Mapping[str, Any]) -> str | None:
+        choices = body.get("choices")
+        first = choices[0] if isinstance(choices, list) and choices else None
+        reason = first.get("finish_reason") if isinstance(first, Mapping) else None
+        return reason[:64] if isinstance(reason, str) else None
+
     def _sdk_client(self) -> Any:
         if self._client is None:
             # The SDK is imported on the first request only: it is slow to import, and a

@@ -190,7 +190,8 @@ class SdkProvider(Provider):
             raise RequestTimeout(f"no answer within {self.timeout_s:g} s") from None
         latency = time.perf_counter() - start
         body = self.scrub_value(self._json_body(http.text))
-        return Response(body, self._usage(body, *self.usage_keys), latency)
+        usage = self._usage(body, *self.usage_keys)
+        return Response(body, usage, latency, self.finish_reason(body))
 
     def classify(self, exc: BaseException) -> ProviderError:
         return self.classify_with(importlib.import_module(self.sdk_name), exc)

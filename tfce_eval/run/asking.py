@@ -62,6 +62,7 @@ class FcAsker:
             "error": None,
             "usage": response.usage.to_json(),
             "latency_s": round(response.latency_s, 4),
+            "finish_reason": response.finish_reason,
         }
 
     def error(self, item: Item, error: ProviderError, attempts: int) -> dict[str, Any]:
@@ -73,4 +74,5 @@ class FcAsker:
             "error": error.message + tries(attempts),
             "usage": None,
             "latency_s": None,
+            "finish_reason": None,
         }

@@ -122,6 +122,7 @@ class QaAsker:
             "error": None,
             "usage": response.usage.to_json(),
             "latency_s": round(response.latency_s, 4),
+            "finish_reason": response.finish_reason,
         }
 
     def error(self, req: QaRequest, error: ProviderError, attempts: int) -> dict[str, Any]:
@@ -133,6 +134,7 @@ class QaAsker:
             "error": error.message + tries(attempts),
             "usage": None,
             "latency_s": None,
+            "finish_reason": None,
         }
 
     def _base(self, req: QaRequest) -> dict[str, Any]:
