@@ -408,9 +408,15 @@ def cut_by_limit(rec, tool_calls):
     # An answer stopped by --max-tokens in the middle of its last call: the
     # server returns that call's arguments cut short. Judging the item a
     # parse_error is right; it is the token limit, not a decoding failure.
-    out = (rec.get("usage") or {}).get("output_tokens")
-    if max_tokens is None or out is None or out < max_tokens:
-        return False
+    # The server says so (finish_reason "length"); older runs lack the field,
+    # and then the token count tells.
+    if rec.get("finish_reason") is not None:
+        if rec["finish_reason"] != "length":
+            return False
+    else:
+        out = (rec.get("usage") or {}).get("output_tokens")
+        if max_tokens is None or out is None or out < max_tokens:
+            return False
     bad = []
     for i, call in enumerate(tool_calls):
         try:
