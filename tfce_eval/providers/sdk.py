@@ -7,13 +7,11 @@ once, handed to the SDK, and scrubbed from every message this package produces.
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import json
 import time
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
-from importlib import metadata
 from types import ModuleType
 from typing import Any
 
@@ -148,6 +146,9 @@ class SdkProvider(Provider):
     # --- SDK ------------------------------------------------------------------------------
 
     def sdk_versions(self) -> dict[str, str]:
+        # Imported when a run starts: `run --help` and --dump-request need no metadata.
+        from importlib import metadata
+
         versions: dict[str, str] = {}
         for dist in (self.sdk_name, "httpx2"):
             try:
@@ -164,8 +165,10 @@ class SdkProvider(Provider):
         return self.base_url + self.endpoint
 
     async def send(self, request: Mapping[str, Any]) -> Response:
-        # Imported here, not at the top: the HTTP client is heavy, and commands that send
-        # nothing (--help, score, report) should not pay for it.
+        # Imported here, not at the top: the HTTP client and asyncio are heavy, and commands
+        # that send nothing (--help, score, report) should not pay for them.
+        import asyncio
+
         import httpx2
 
         client = self._sdk_client()
