@@ -57,7 +57,6 @@ from tfce_eval.qa.scoring import (
     score_outputs,
     score_outputs_async,
     score_predictions,
-    score_predictions_async,
 )
 
 __all__ = [
@@ -120,7 +119,6 @@ __all__ = [
     "score_outputs",
     "score_outputs_async",
     "score_predictions",
-    "score_predictions_async",
     "split_files",
     "token_f1",
     "validate_qa",

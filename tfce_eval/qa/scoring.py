@@ -306,7 +306,7 @@ def score_outputs(
     )
 
 
-async def score_predictions_async(
+def score_predictions(
     path: str | Path,
     dataset: QaDataset,
     *,
@@ -319,7 +319,7 @@ async def score_predictions_async(
     chunk_hit: bool | None = None,
     concurrency: int = 8,
 ) -> QaResult:
-    """Score a predictions file (Q5): read it within bounds, then as `score_outputs_async`.
+    """Score a predictions file (Q5): read it within bounds, then as `score_outputs`.
 
     A bad line stops with a DataError naming it before anything is written.
     """
@@ -334,7 +334,7 @@ async def score_predictions_async(
             }
         }
 
-    return await score_outputs_async(
+    return score_outputs(
         reader,
         dataset,
         out_dir=out_dir,
@@ -346,34 +346,4 @@ async def score_predictions_async(
         chunk_hit=chunk_hit,
         concurrency=concurrency,
         extra=extra,
-    )
-
-
-def score_predictions(
-    path: str | Path,
-    dataset: QaDataset,
-    *,
-    out_dir: str | Path,
-    judge: Judge | None = None,
-    judge_name: str | None = None,
-    retrieved: Mapping[str, Sequence[RetrievedChunk]] | None = None,
-    k: int = 5,
-    missing: MissingPolicy | str = MissingPolicy.COUNT,
-    chunk_hit: bool | None = None,
-    concurrency: int = 8,
-) -> QaResult:
-    """`score_predictions_async` for callers outside an event loop (same options)."""
-    return _run(
-        score_predictions_async(
-            path,
-            dataset,
-            out_dir=out_dir,
-            judge=judge,
-            judge_name=judge_name,
-            retrieved=retrieved,
-            k=k,
-            missing=missing,
-            chunk_hit=chunk_hit,
-            concurrency=concurrency,
-        )
     )
