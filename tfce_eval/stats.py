@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 #: The 97.5th percentile of the standard normal distribution (two-sided 95 %).
 Z95 = 1.959963984540054
@@ -34,6 +35,18 @@ def wilson_interval(correct: int, total: int, z: float = Z95) -> tuple[float, fl
     if correct == total:
         hi = 1.0
     return (lo, hi)
+
+
+def proportion_block(correct: int, total: int) -> dict[str, Any]:
+    """A proportion as every summary writes it: total, correct, accuracy (None when there
+    are no trials) and its Wilson interval."""
+    lo, hi = wilson_interval(correct, total)
+    return {
+        "total": total,
+        "correct": correct,
+        "accuracy": correct / total if total else None,
+        "ci95": [lo, hi],
+    }
 
 
 def mcnemar_exact_p(only_a: int, only_b: int) -> float:

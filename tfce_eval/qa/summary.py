@@ -14,7 +14,7 @@ from typing import Any
 
 from tfce_eval.qa.items import AnswerType, QaDataset
 from tfce_eval.qa.records import ErrorType, QaScore
-from tfce_eval.stats import wilson_interval
+from tfce_eval.stats import proportion_block
 
 #: How every report names the lexical scores.
 LEXICAL = "lexical: exact match and token F1 after SQuAD normalisation"
@@ -24,19 +24,9 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _proportion(correct: int, total: int) -> dict[str, Any]:
-    lo, hi = wilson_interval(correct, total)
-    return {
-        "total": total,
-        "correct": correct,
-        "accuracy": correct / total if total else None,
-        "ci95": [lo, hi],
-    }
-
-
 def closed_block(records: Sequence[QaScore]) -> dict[str, Any]:
     """Counts of mc/tf records: total, correct, accuracy, ci95, parse and request errors."""
-    block = _proportion(sum(1 for r in records if r.correct), len(records))
+    block = proportion_block(sum(1 for r in records if r.correct), len(records))
     block["parse_errors"] = sum(1 for r in records if r.error_type is ErrorType.PARSE_ERROR)
     block["request_errors"] = sum(1 for r in records if r.error_type is ErrorType.REQUEST_ERROR)
     return block
@@ -65,7 +55,7 @@ def open_block(records: Sequence[QaScore], judge: str | None, prompt: str | None
 def _group(records: Sequence[QaScore]) -> dict[str, Any]:
     closed = [r for r in records if r.answer_type is not AnswerType.OPEN]
     opened = [r for r in records if r.answer_type is AnswerType.OPEN]
-    block = _proportion(sum(1 for r in closed if r.correct), len(closed))
+    block = proportion_block(sum(1 for r in closed if r.correct), len(closed))
     block["items"] = len(records)
     block["open_total"] = len(opened)
     block["open_mean"] = _mean([r.score for r in opened if r.score is not None])
@@ -88,7 +78,7 @@ def canonical_block(records: Sequence[QaScore], k: int, chunks_comparable: bool)
     if not with_retrieval:
         return None
     judged = [r for r in with_retrieval if r.canonical_hit is not None]
-    block = _proportion(sum(1 for r in judged if r.canonical_hit), len(judged))
+    block = proportion_block(sum(1 for r in judged if r.canonical_hit), len(judged))
     block = {"k": k, "questions": block.pop("total"), "hits": block.pop("correct"), **block}
     block["rate"] = block.pop("accuracy")
     block["no_canonical_spec"] = len(with_retrieval) - len(judged)

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tfce_eval.model import CATEGORY_ORDER, Category, ErrorCode, ScoreRecord
-from tfce_eval.stats import wilson_interval
+from tfce_eval.stats import proportion_block, wilson_interval
 
 __all__ = [
     "UsageStats",
@@ -37,16 +37,6 @@ __all__ = [
 ]
 
 _EXEC_CODES = (ErrorCode.EXEC_ERROR, ErrorCode.EXEC_MISMATCH)
-
-
-def _rate(correct: int, total: int) -> dict[str, Any]:
-    lo, hi = wilson_interval(correct, total)
-    return {
-        "total": total,
-        "correct": correct,
-        "accuracy": correct / total if total else None,
-        "ci95": [lo, hi],
-    }
 
 
 class UsageStats:
@@ -121,7 +111,7 @@ def _exec_block(records: Sequence[ScoreRecord]) -> dict[str, Any]:
         code = r.details.get("exec", {}).get("error_type") if not r.exec_valid else None
         if code:
             errors[str(code)] += 1
-    block = _rate(correct, len(covered))
+    block = proportion_block(correct, len(covered))
     block["covered"] = block.pop("total")
     block["items"] = len(records)
     block["errors"] = dict(sorted(errors.items()))
@@ -131,7 +121,7 @@ def _exec_block(records: Sequence[ScoreRecord]) -> dict[str, Any]:
 
 def category_block(records: Sequence[ScoreRecord]) -> dict[str, Any]:
     correct = sum(1 for r in records if r.valid)
-    block = _rate(correct, len(records))
+    block = proportion_block(correct, len(records))
     errors = Counter(str(r.error_type) for r in records if not r.valid and r.error_type)
     block["errors"] = {str(c): errors[str(c)] for c in ErrorCode if errors[str(c)]}
     block["request_errors"] = errors.get(str(ErrorCode.REQUEST_ERROR), 0)
@@ -162,7 +152,7 @@ def summarize(
         if cat in present:
             summary[str(cat)] = category_block(by_cat[cat]) if cat in by_cat else None
     all_records = [r for c in run_cats for r in by_cat[c]]
-    micro = _rate(sum(1 for r in all_records if r.valid), len(all_records))
+    micro = proportion_block(sum(1 for r in all_records if r.valid), len(all_records))
     accuracies = [summary[str(c)]["accuracy"] for c in run_cats]
     macro = {
         "accuracy": sum(accuracies) / len(accuracies) if accuracies else None,
