@@ -19,7 +19,13 @@ from tfce_eval.providers.registry import parse_model
 from tfce_eval.run.asking import Asker
 from tfce_eval.run.config import RunConfig, RunResult
 from tfce_eval.run.directory import finished_ids, prepare_run_dir
-from tfce_eval.run.metadata import RunIdentity, build_meta, dropped_from, now_iso
+from tfce_eval.run.metadata import (
+    RunIdentity,
+    build_meta,
+    dropped_from,
+    now_iso,
+    selection_digest,
+)
 from tfce_eval.run.progress import NullProgress, ProgressSink
 from tfce_eval.run.sending import ask_items, interrupted, request_notes, run_notes
 from tfce_eval.run.session import SessionStats
@@ -28,6 +34,29 @@ from tfce_eval.scoring.rundir import RunDir, write_json
 #: Scores every selected item's output once the session is over: given run.json as it
 #: ends, returns the task's score result and how many items ended as request errors.
 Scorer = Callable[[Mapping[str, Any]], tuple[Any, int]]
+
+
+def run_identity(
+    dataset_sha256: str,
+    provider: Provider,
+    config: RunConfig,
+    ids: list[str],
+    categories: tuple[str, ...],
+    asked_with: Mapping[str, Any] | None = None,
+) -> RunIdentity:
+    """What makes a run the same run when it is resumed. `asked_with`: a task's own options
+    that change what the model is asked (QA's context), kept with the request options."""
+    return RunIdentity(
+        dataset_sha256=dataset_sha256,
+        provider=provider.name,
+        model=provider.model,
+        base_url=provider.base_url,
+        mode=str(config.mode),
+        request_options={**config.request.to_json(), **(asked_with or {})},
+        categories=categories,
+        selection_sha256=selection_digest(ids),
+        selection={"limit": config.limit, "ids": list(config.ids) or None},
+    )
 
 
 @dataclass(frozen=True)

@@ -14,13 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import UsageError
-from tfce_eval.providers import Mode, Provider, make_provider
+from tfce_eval.providers import Mode, make_provider
 from tfce_eval.qa import AnswerType, QaDataset, QaResult, check_judge, score_outputs
 from tfce_eval.retrieval import default_cache_dir
 from tfce_eval.run.config import RunConfig, RunResult
-from tfce_eval.run.driver import Plan, drive
+from tfce_eval.run.driver import Plan, drive, run_identity
 from tfce_eval.run.judge import ProviderJudge
-from tfce_eval.run.metadata import RunIdentity, selection_digest
 from tfce_eval.run.progress import ProgressSink
 from tfce_eval.run.qa import (
     Context,
@@ -69,23 +68,10 @@ def select_qa_ids(dataset: QaDataset, config: RunConfig) -> list[str]:
     return ids
 
 
-def _identity(
-    dataset: QaDataset, provider: Provider, config: RunConfig, spec: ContextSpec, ids: list[str]
-) -> RunIdentity:
+def _answer_types(dataset: QaDataset, ids: list[str]) -> tuple[str, ...]:
     chosen = set(ids)
     kinds = {item.answer_type for item in dataset.items if item.id in chosen}
-    return RunIdentity(
-        dataset_sha256=dataset.sha256,
-        provider=provider.name,
-        model=provider.model,
-        base_url=provider.base_url,
-        mode=str(config.mode),
-        # The context is part of what the model is asked: a changed one is another run.
-        request_options={**config.request.to_json(), **spec.to_json()},
-        categories=tuple(str(k) for k in ANSWER_TYPE_ORDER if k in kinds),
-        selection_sha256=selection_digest(ids),
-        selection={"limit": config.limit, "ids": list(config.ids) or None},
-    )
+    return tuple(str(k) for k in ANSWER_TYPE_ORDER if k in kinds)
 
 
 def _settings(config: RunConfig) -> dict[str, Any]:
@@ -157,7 +143,10 @@ def run_qa_locked(config: RunConfig, run_dir: RunDir, progress: ProgressSink | N
         notes = (f"context: {spec.kind}, top {spec.k} chunks of {corpus}",)
     plan = Plan(
         ids=ids,
-        identity=_identity(dataset, provider, config, spec, ids),
+        # The context is part of what the model is asked: a changed one is another run.
+        identity=run_identity(
+            dataset.sha256, provider, config, ids, _answer_types(dataset, ids), spec.to_json()
+        ),
         dataset_path=str(config.data),
         settings=_settings(config),
         asker=QaAsker(config.mode, spec.kind),

@@ -15,17 +15,13 @@ from typing import Any
 from tfce_eval.dataset.load import Dataset, load_dataset
 from tfce_eval.errors import UsageError
 from tfce_eval.model import CATEGORY_ORDER, Category, ErrorCode
-from tfce_eval.providers import Provider, default_run_name, make_provider
+from tfce_eval.providers import default_run_name, make_provider
 from tfce_eval.providers.registry import parse_model
 from tfce_eval.run.asking import FcAsker
 from tfce_eval.run.config import RunConfig, RunResult
 from tfce_eval.run.directory import checked_run_name
-from tfce_eval.run.driver import Plan, drive
+from tfce_eval.run.driver import Plan, drive, run_identity
 from tfce_eval.run.lock import RunLock
-from tfce_eval.run.metadata import (
-    RunIdentity,
-    selection_digest,
-)
 from tfce_eval.run.progress import ProgressSink
 from tfce_eval.run.qa_run import dump_qa_request, run_qa_locked
 from tfce_eval.scoring.options import ScoreOptions
@@ -113,22 +109,6 @@ def _categories(dataset: Dataset, ids: list[str]) -> tuple[str, ...]:
     return tuple(str(c) for c in CATEGORY_ORDER if c in present)
 
 
-def _identity(
-    dataset: Dataset, provider: Provider, config: RunConfig, ids: list[str]
-) -> RunIdentity:
-    return RunIdentity(
-        dataset_sha256=dataset.sha256,
-        provider=provider.name,
-        model=provider.model,
-        base_url=provider.base_url,
-        mode=str(config.mode),
-        request_options=config.request.to_json(),
-        categories=_categories(dataset, ids),
-        selection_sha256=selection_digest(ids),
-        selection={"limit": config.limit, "ids": list(config.ids) or None},
-    )
-
-
 def _settings(config: RunConfig) -> dict[str, Any]:
     return {
         "policy": config.policy.to_json(),
@@ -205,7 +185,7 @@ def _run_locked(
 
     plan = Plan(
         ids=ids,
-        identity=_identity(dataset, provider, config, ids),
+        identity=run_identity(dataset.sha256, provider, config, ids, _categories(dataset, ids)),
         dataset_path=str(dataset.root)
         if dataset.root
         else [str(p) for p in dataset.question_files],
