@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Iterable
@@ -54,13 +55,9 @@ def print_summary(result: ScoreResult, name: str | None = None) -> None:
 
 def print_document(document: Any) -> None:
     """A task's report Document as tables on stdout (the terminal's width, else 80)."""
-    from rich.console import Console
-
     from tfce_eval.report.document import document_renderables
 
-    console = Console(file=sys.stdout)
-    if not console.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
-        console = Console(file=sys.stdout, width=80)
+    console = stdout_console()
     for part in document_renderables(document):
         console.print(part)
 
@@ -73,3 +70,14 @@ def write_document_reports(out_dir: Path, document: Any) -> str:
     write_text_atomic(out_dir / "report.md", render_document_markdown(document))
     write_text_atomic(out_dir / "report.html", render_document_html(document))
     return fold(f"written to {out_dir}: scores.jsonl, summary.json, report.md, report.html")
+
+
+def show_scored(out_dir: Path, document: Any, summary: Any, as_json: bool) -> None:
+    """The end of a QA or retrieval score: the reports written, then the summary as JSON
+    or the tables and where the files are."""
+    written = write_document_reports(out_dir, document)
+    if as_json:
+        click.echo(json.dumps(summary, ensure_ascii=False, indent=2))
+    else:
+        print_document(document)
+        click.echo(written)

@@ -152,7 +152,7 @@ def _score_retrieval(
     as_json: bool,
     o: dict[str, Any],
 ) -> None:
-    from tfce_eval.cli.render import print_document, print_warnings, write_document_reports
+    from tfce_eval.cli.render import print_warnings, show_scored
     from tfce_eval.retrieval import dataset_run, load_retrieval, retrieval_document, score_run
 
     dataset = load_retrieval(
@@ -167,13 +167,7 @@ def _score_retrieval(
     result = score_run(run, dataset, o["measures"], out)
     if as_json:  # the tables below repeat the warnings under the figures they concern
         print_warnings(result.summary["warnings"])
-    document = retrieval_document([result])
-    written = write_document_reports(out, document)
-    if as_json:
-        click.echo(json.dumps(result.summary, ensure_ascii=False, indent=2))
-    else:
-        print_document(document)
-        click.echo(written)
+    show_scored(out, retrieval_document([result]), result.summary, as_json)
 
 
 def _score_qa(
@@ -185,7 +179,7 @@ def _score_qa(
     o: dict[str, Any],
 ) -> None:
     from tfce_eval.cli.judging import make_judge
-    from tfce_eval.cli.render import print_document, print_warnings, write_document_reports
+    from tfce_eval.cli.render import print_warnings, show_scored
     from tfce_eval.qa import score_predictions
     from tfce_eval.qa.report import qa_document
     from tfce_eval.qa.runs import load_qa_run
@@ -204,10 +198,4 @@ def _score_qa(
         missing=o["missing"],
     )
     print_warnings(result.warnings)
-    document = qa_document([load_qa_run(out)])
-    written = write_document_reports(out, document)
-    if as_json:
-        click.echo(json.dumps(result.summary, ensure_ascii=False, indent=2))
-    else:
-        print_document(document)
-        click.echo(written)
+    show_scored(out, qa_document([load_qa_run(out)]), result.summary, as_json)
