@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
@@ -14,14 +13,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from fakeserver import FakeConfig, FakeServer
+from smallrun import DATA, run_argv, run_env
 
 from tfce_eval.cli.run import run_command
 from tfce_eval.dataset.load import load_dataset
 from tfce_eval.run.runner import RunConfig, run_eval
 from tfce_eval.scoring.options import CheckMode
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = Path(__file__).parent / "fixtures" / "run_small"
 SECRET = "sk-test-SECRET-9f8e7d6c5b4a"
 
 
@@ -30,39 +28,13 @@ def dataset():
     return load_dataset(DATA)
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    env["OPENAI_API_KEY"] = SECRET
-    env.pop("OPENAI_BASE_URL", None)
-    return env
-
-
-def _argv(server: FakeServer, out: Path, *extra: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "tfce_eval",
-        "run",
-        "--model",
-        "openai/fake-model",
-        "--base-url",
-        server.base_url,
-        "--data",
-        str(DATA),
-        "--out",
-        str(out),
-        "--check",
-        "ast",
-        "--retry-delay",
-        "0.01",
-        *extra,
-    ]
-
-
 def run_cli(server: FakeServer, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        _argv(server, out, *extra), env=_env(), capture_output=True, text=True, timeout=120
+        run_argv(server, out, *extra),
+        env=run_env(SECRET),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -76,8 +48,8 @@ def _lines(path: Path) -> int:
 def _start_and_stop_midway(server: FakeServer, out: Path, sig: int) -> subprocess.Popen[str]:
     outputs = out / "openai-fake-model-fc" / "outputs.jsonl"
     proc = subprocess.Popen(
-        _argv(server, out, "--concurrency", "2"),
-        env=_env(),
+        run_argv(server, out, "--concurrency", "2"),
+        env=run_env(SECRET),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -175,7 +147,7 @@ def test_usage_errors_exit_2_and_a_changed_run_exits_1(dataset, tmp_path):
     with FakeServer(FakeConfig(dataset)) as srv:
         bad_model = subprocess.run(
             [sys.executable, "-m", "tfce_eval", "run", "--model", "gpt-4o"],
-            env=_env(),
+            env=run_env(SECRET),
             capture_output=True,
             text=True,
             timeout=60,

@@ -11,15 +11,13 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import time
-from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 from fakeserver import FakeConfig, FakeServer
 from messages import unfold
+from smallrun import DATA, config, outputs, run_argv, run_env
 
 from tfce_eval.dataset.load import load_dataset
 from tfce_eval.errors import RunError, UsageError
@@ -27,10 +25,7 @@ from tfce_eval.run.appender import OutputsAppender
 from tfce_eval.run.lock import RunLock
 from tfce_eval.run.retry import RetryPolicy
 from tfce_eval.run.runner import RunConfig, run_eval
-from tfce_eval.scoring.options import CheckMode
 
-DATA = Path(__file__).parent / "fixtures" / "run_small"
-FAST_RETRY = RetryPolicy(max_retries=2, base_delay_s=0.01, max_delay_s=0.05)
 SECRET = "sk-hardening-0123456789abcdef"
 
 
@@ -43,24 +38,6 @@ def dataset():
 def keys(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
-
-
-def config(server: FakeServer, out: Path, sdk: str = "openai", **changes: Any) -> RunConfig:
-    base = RunConfig(
-        model=f"{sdk}/fake-model",
-        data=DATA,
-        out=out,
-        base_url=server.base_url if sdk == "openai" else server.root_url,
-        check=CheckMode.AST,
-        concurrency=4,
-        timeout_s=0.5,
-        retry=FAST_RETRY,
-    )
-    return replace(base, **changes)
-
-
-def outputs(run_dir: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (run_dir / "outputs.jsonl").read_bytes().splitlines()]
 
 
 # --- what a model or a server sends -----------------------------------------------------------
@@ -175,39 +152,6 @@ def test_a_run_name_may_name_a_folder_inside_out(dataset, tmp_path):
     assert result.run_dir == tmp_path / "week1" / "qwen"
 
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _cli(server: FakeServer, out: Path, *extra: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "tfce_eval",
-        "run",
-        "--model",
-        "openai/fake-model",
-        "--base-url",
-        server.base_url,
-        "--data",
-        str(DATA),
-        "--out",
-        str(out),
-        "--check",
-        "ast",
-        "--retry-delay",
-        "0.01",
-        *extra,
-    ]
-
-
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    env["OPENAI_API_KEY"] = SECRET
-    env.pop("OPENAI_BASE_URL", None)
-    return env
-
-
 def _lines(path: Path) -> int:
     try:
         return path.read_bytes().count(b"\n")
@@ -219,8 +163,8 @@ def _start(server: FakeServer, out: Path, *extra: str) -> subprocess.Popen[str]:
     """A run in another process, returned once it has saved a few answers."""
     outputs_file = out / "openai-fake-model-fc" / "outputs.jsonl"
     proc = subprocess.Popen(
-        _cli(server, out, *extra),
-        env=_env(),
+        run_argv(server, out, *extra),
+        env=run_env(SECRET),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -241,7 +185,11 @@ def test_a_second_run_in_a_busy_directory_names_the_first_and_force_deletes_noth
         with pytest.raises(RunError) as info:
             run_eval(config(srv, tmp_path, force=True))
         second = subprocess.run(
-            _cli(srv, tmp_path, "--force"), env=_env(), capture_output=True, text=True, timeout=60
+            run_argv(srv, tmp_path, "--force"),
+            env=run_env(SECRET),
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert first.poll() is None  # both tries were made while the first run was running
         _, stderr = first.communicate(timeout=60)
@@ -321,7 +269,11 @@ def test_an_unwritable_out_is_one_message_with_exit_code_1(dataset, tmp_path):
     out = _unwritable(tmp_path)
     with FakeServer(FakeConfig(dataset)) as srv:
         proc = subprocess.run(
-            _cli(srv, out / "results"), env=_env(), capture_output=True, text=True, timeout=60
+            run_argv(srv, out / "results"),
+            env=run_env(SECRET),
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert not srv.log
     assert proc.returncode == 1
@@ -356,8 +308,8 @@ def test_a_redirect_to_another_host_is_not_followed_and_names_both_hosts(dataset
 def test_the_files_of_a_run_follow_the_umask(dataset, tmp_path, umask):
     with FakeServer(FakeConfig(dataset)) as srv:
         proc = subprocess.run(
-            _cli(srv, tmp_path, "--ids", "run_simple_0,run_parallel_0"),
-            env=_env(),
+            run_argv(srv, tmp_path, "--ids", "run_simple_0,run_parallel_0"),
+            env=run_env(SECRET),
             capture_output=True,
             text=True,
             timeout=60,

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from pathlib import Path
-from typing import Any
 
 import pytest
 from fakeserver import FakeConfig, FakeServer
+from smallrun import DATA, config, outputs
 
 from tfce_eval.dataset.load import load_dataset
 from tfce_eval.errors import RunError, UsageError
@@ -16,10 +15,7 @@ from tfce_eval.model import Category
 from tfce_eval.providers import Mode, RequestOptions
 from tfce_eval.run.retry import RetryPolicy
 from tfce_eval.run.runner import RunConfig, dump_request, run_eval, select_ids
-from tfce_eval.scoring.options import CheckMode
 
-DATA = Path(__file__).parent / "fixtures" / "run_small"
-FAST_RETRY = RetryPolicy(max_retries=2, base_delay_s=0.01, max_delay_s=0.05)
 RECORD_KEYS = {"id", "category", "raw", "calls", "error", "usage", "latency_s", "finish_reason"}
 
 
@@ -38,24 +34,6 @@ def server(dataset):
 def keys(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-openai")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-anthropic")
-
-
-def config(server: FakeServer, out: Path, sdk: str = "openai", **changes: Any) -> RunConfig:
-    base = RunConfig(
-        model=f"{sdk}/fake-model",
-        data=DATA,
-        out=out,
-        base_url=server.base_url if sdk == "openai" else server.root_url,
-        check=CheckMode.AST,
-        concurrency=4,
-        timeout_s=0.5,
-        retry=FAST_RETRY,
-    )
-    return replace(base, **changes)
-
-
-def outputs(run_dir: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (run_dir / "outputs.jsonl").read_text().splitlines()]
 
 
 def asked(server: FakeServer) -> list[str]:
