@@ -190,6 +190,7 @@ def _score_one(
     options: ScoreOptions,
     executor: Executor | None,
     usage: UsageStats,
+    renames: Renames,
 ) -> ScoreRecord:
     checked = None
     if item.id not in index.offsets:
@@ -202,26 +203,30 @@ def _score_one(
             ast = Verdict(False, ErrorCode.REQUEST_ERROR, str(record["error"]), {})
             decoded = DecodeResult(calls=None, error=str(record["error"]))
         else:
-            decoded = decode_output(record, name_map=_renames(item), item_id=item.id)
+            decoded = decode_output(record, name_map=renames.of(item), item_id=item.id)
             ast = check_item(item, decoded, options.policy)
             checked = decoded
     exec_verdict = _exec_check(executor, item, decoded, ast)
     return _combine(item, ast, exec_verdict, options.check, checked)
 
 
-#: Wire-name maps by the item's function names (they depend on nothing else); items of a
-#: dataset share few sets of functions.
-_RENAMES: dict[tuple[str, ...], dict[str, str]] = {}
+class Renames:
+    """Wire-name maps by the item's function names, for one score.
 
+    They depend on nothing else, and the items of a dataset share few sets of functions.
+    """
 
-def _renames(item: Item) -> dict[str, str]:
-    key = tuple(doc.name for doc in item.functions)
-    found = _RENAMES.get(key)
-    if found is None:
-        if len(_RENAMES) >= 10_000:
-            _RENAMES.clear()
-        found = _RENAMES[key] = name_map(item.functions)
-    return found
+    def __init__(self) -> None:
+        self._maps: dict[tuple[str, ...], dict[str, str]] = {}
+
+    def of(self, item: Item) -> dict[str, str]:
+        key = tuple(doc.name for doc in item.functions)
+        found = self._maps.get(key)
+        if found is None:
+            if len(self._maps) >= 10_000:  # bounded, whatever the dataset
+                self._maps.clear()
+            found = self._maps[key] = name_map(item.functions)
+        return found
 
 
 def _harness_failure(item: Item, exc: Exception) -> HarnessError:
@@ -243,10 +248,11 @@ def _score_items(
     out: StagedLines,
     keeper: Keeper,
 ) -> None:
+    renames = Renames()
     with index.reader() as read:
         for item in items:
             try:
-                scored = _score_one(item, index, read, options, executor, usage)
+                scored = _score_one(item, index, read, options, executor, usage, renames)
             except TfceError:
                 raise  # bad input (DataError) or a HarnessError that already names the item
             except Exception as exc:  # a bug here must stop the score, never be scored
