@@ -52,7 +52,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tfce_eval.providers import Mode, RequestOptions, make_provider  # noqa: E402
+from tfce_eval.providers import Mode, RequestOptions  # noqa: E402
+from tfce_eval.providers.registry import make_provider  # noqa: E402
 from tfce_eval.run.config import RunConfig, RunResult  # noqa: E402
 from tfce_eval.run.qa import Context, QaAsker, QaRequest  # noqa: E402
 from tfce_eval.run.runner import run_eval  # noqa: E402

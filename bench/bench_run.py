@@ -34,7 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tfce_eval.dataset.load import load_dataset  # noqa: E402
-from tfce_eval.providers import Mode, RequestOptions, make_provider  # noqa: E402
+from tfce_eval.providers import Mode, RequestOptions  # noqa: E402
+from tfce_eval.providers.registry import make_provider  # noqa: E402
 from tfce_eval.run.runner import RunConfig, run_eval  # noqa: E402
 from tfce_eval.scoring.options import CheckMode  # noqa: E402
 

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parent.parent / "tfce_eval"
 
 #: Lowest first. A module may import its own layer's modules and any lower layer's.
@@ -143,22 +145,68 @@ def test_package_shape() -> None:
     assert not long, "modules over ~400 lines:\n" + "\n".join(long)
 
 
-def test_help_imports_no_command() -> None:
-    """`tfce-eval --help` lists the commands without importing them or their libraries."""
+def _help_output(argv: list[str], banned: str) -> str:
+    """What `tfce-eval ARGV` prints, then `LOADED [...]`: the modules it imported that
+    `banned` (an expression of the module's name `m`) picks out."""
     code = (
         "import sys\n"
         "from tfce_eval.cli import main\n"
         "try:\n"
-        "    main(['--help'])\n"
+        f"    main({argv!r})\n"
         "except SystemExit:\n"
         "    pass\n"
-        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('rich', 'openai', 'anthropic', 'jsonschema', 'numpy', 'pyarrow', 'bm25s') "
-        "or m.startswith(('tfce_eval.cli.', 'tfce_eval.scoring', 'tfce_eval.dataset')))\n"
-        "print('HEAVY', heavy)\n"
+        f"print('LOADED', sorted(m for m in sys.modules if {banned}))\n"
     )
-    out = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
-    assert "HEAVY []" in out, out
+
+
+def test_help_imports_no_command() -> None:
+    """`tfce-eval --help` lists the commands without importing them or their libraries."""
+    out = _help_output(
+        ["--help"],
+        "m.split('.')[0] in ('rich', 'openai', 'anthropic', 'jsonschema', 'numpy', "
+        "'pyarrow', 'bm25s') or m.startswith(('tfce_eval.cli.', 'tfce_eval.scoring', "
+        "'tfce_eval.dataset'))",
+    )
+    assert "LOADED []" in out, out
     assert "retrieve" in out and "datasets" in out and "score" in out
+
+
+#: What no command's `--help` needs: the SDKs, asyncio, the heavy libraries, and the
+#: modules that do a command's work (they are imported when the command runs).
+NOT_FOR_HELP = (
+    "asyncio",
+    "rich",
+    "openai",
+    "anthropic",
+    "jsonschema",
+    "pyarrow",
+    "bm25s",
+    "ir_measures",
+    "ssl",
+    "email",
+    "tfce_eval.providers.registry",
+    "tfce_eval.run",
+    "tfce_eval.scoring.score",
+    "tfce_eval.dataset.load",
+    "tfce_eval.report",
+    "tfce_eval.retrieval",
+    "tfce_eval.qa",
+    "tfce_eval.exec",
+)
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["run", "score", "report", "retrieve", "validate", "doctor", "call", "datasets"],
+)
+def test_a_commands_help_imports_only_its_options(command: str) -> None:
+    """`tfce-eval COMMAND --help` imports the command's options, not what it runs."""
+    out = _help_output(
+        [command, "--help"],
+        f"m in {NOT_FOR_HELP!r} or m.startswith({tuple(b + '.' for b in NOT_FOR_HELP)!r})",
+    )
+    assert "LOADED []" in out, out
+    assert "Usage: " in out

@@ -30,12 +30,10 @@ from tfce_eval.providers import (
     ProviderError,
     RequestOptions,
     ToolChoice,
-    default_run_name,
-    make_provider,
     message_text,
-    parse_model,
 )
 from tfce_eval.providers.prompting import question_messages, system_prompt
+from tfce_eval.providers.registry import default_run_name, make_provider, parse_model
 from tfce_eval.providers.status import (
     ServerContext,
     classify_status,

@@ -12,7 +12,7 @@ def make_judge(options: dict[str, Any], *, model_under_test: str | None) -> Prov
     name = options.get("judge")
     if not name:
         return None
-    from tfce_eval.providers import make_provider
+    from tfce_eval.providers.registry import make_provider
     from tfce_eval.qa import check_judge
 
     if model_under_test:

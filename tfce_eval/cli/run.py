@@ -34,7 +34,6 @@ from tfce_eval.cli.text import fold, shown
 from tfce_eval.errors import RunInterrupted, UsageError
 from tfce_eval.model import AnswerStyle
 from tfce_eval.providers.base import Mode, RequestOptions, ToolChoice
-from tfce_eval.run.retry import RetryPolicy
 from tfce_eval.scoring.options import CheckMode
 
 if TYPE_CHECKING:
@@ -286,6 +285,7 @@ def run_command(
     """
     from tfce_eval.run.config import RunConfig
     from tfce_eval.run.progress import make_progress
+    from tfce_eval.run.retry import RetryPolicy
     from tfce_eval.run.runner import dump_request as request_for
     from tfce_eval.run.runner import run_eval
 

@@ -1,7 +1,9 @@
 """Model providers: one small interface (`base.Provider`), one module per SDK.
 
-`make_provider("openai/gpt-4o-mini")` picks the SDK and base URL from the provider name;
-no SDK is imported until the first request. `Provider.build_chat` builds any chat request
+`registry.make_provider("openai/gpt-4o-mini")` picks the SDK and base URL from the provider
+name; no SDK is imported until the first request. This package's namespace holds only the
+interface (`base`), so that the options of `run` can name its enums without importing the
+registry and, through it, every provider module. `Provider.build_chat` builds any chat request
 (functions offered or not, one of them forced or not); `build_request` builds a
 function-calling item's.
 """
@@ -19,11 +21,9 @@ from tfce_eval.providers.base import (
     Usage,
     message_text,
 )
-from tfce_eval.providers.registry import PROVIDERS, default_run_name, make_provider, parse_model
 
 __all__ = [
     "DROPPABLE_PARAMS",
-    "PROVIDERS",
     "ErrorKind",
     "MalformedResponse",
     "Mode",
@@ -33,8 +33,5 @@ __all__ = [
     "Response",
     "ToolChoice",
     "Usage",
-    "default_run_name",
-    "make_provider",
     "message_text",
-    "parse_model",
 ]

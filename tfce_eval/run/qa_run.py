@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import UsageError
-from tfce_eval.providers import Mode, make_provider
+from tfce_eval.providers import Mode
+from tfce_eval.providers.registry import make_provider
 from tfce_eval.qa import AnswerType, QaDataset, QaResult, check_judge, score_outputs
 from tfce_eval.retrieval import default_cache_dir
 from tfce_eval.run.config import RunConfig, RunResult

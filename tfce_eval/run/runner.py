@@ -15,8 +15,7 @@ from typing import Any
 from tfce_eval.dataset.load import Dataset, load_dataset
 from tfce_eval.errors import UsageError
 from tfce_eval.model import CATEGORY_ORDER, Category, ErrorCode
-from tfce_eval.providers import default_run_name, make_provider
-from tfce_eval.providers.registry import parse_model
+from tfce_eval.providers.registry import default_run_name, make_provider, parse_model
 from tfce_eval.run.asking import FcAsker
 from tfce_eval.run.config import RunConfig, RunResult
 from tfce_eval.run.directory import checked_run_name
