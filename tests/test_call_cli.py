@@ -8,15 +8,19 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tfce_eval.cli.call import call_command
+from tests.messages import unfold
+from tfce_eval.cli import main
 from tfce_eval.exec.records import default_functions_dir
 
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile_functions"
 
 
 def invoke(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(call_command, [*args, "--functions", str(HOSTILE)])
-    return result.exit_code, result.stdout, result.stderr
+    """`tfce-eval call ARGS` on the hostile functions; stderr read back unfolded (and so
+    checked to fit 80 columns)."""
+    result = CliRunner().invoke(main, ["call", *args, "--functions", str(HOSTILE)])
+    err = unfold(result.stderr)
+    return result.exit_code, result.stdout, err + "\n" if err else ""
 
 
 @pytest.mark.parametrize(
@@ -66,15 +70,16 @@ def test_the_time_limit_is_an_option() -> None:
 
 def test_a_broken_functions_dir_is_reported(tmp_path: Path) -> None:
     (tmp_path / "__init__.py").write_text("import nowhere_to_be_found\n", encoding="utf-8")
-    result = CliRunner().invoke(call_command, ["f(a=1)", "--functions", str(tmp_path)])
+    result = CliRunner().invoke(main, ["call", "f(a=1)", "--functions", str(tmp_path)])
     assert result.exit_code == 1
     assert result.stdout == ""
-    assert "ModuleNotFoundError" in result.stderr and "__init__.py" in result.stderr
+    err = unfold(result.stderr)
+    assert "ModuleNotFoundError" in err and "__init__.py" in err
 
 
 def test_the_builtin_functions_are_the_default() -> None:
     functions = default_functions_dir(None)
     assert functions is not None and (functions / "units.py").is_file()
-    result = CliRunner().invoke(call_command, ["units.dbm_to_watts(power_dbm=30)"])
+    result = CliRunner().invoke(main, ["call", "units.dbm_to_watts(power_dbm=30)"])
     assert (result.exit_code, result.stderr) == (0, "")
     assert json.loads(result.stdout) == pytest.approx(1.0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from click.testing import CliRunner
 from fakeserver import FakeConfig, FakeServer
 from smallrun import DATA, run_argv, run_env
 
+from tests.messages import assert_folded
 from tfce_eval.cli.run import run_command
 from tfce_eval.dataset.load import load_dataset
 from tfce_eval.run.runner import RunConfig, run_eval
@@ -98,7 +100,12 @@ def test_ctrl_c_or_sigterm_stops_cleanly_and_says_how_to_resume(dataset, tmp_pat
         _, stderr = stopped.communicate()
         assert stopped.returncode == code, stderr
         assert "interrupted:" in stderr
-        assert "to resume, run again: tfce-eval run --model openai/fake-model" in stderr
+        # The command shown pastes into a shell: continued lines end with a backslash.
+        assert_folded(stderr)
+        shown = stderr.split("to resume, run again:\n", 1)[1].split("\n\n", 1)[0]
+        resume = shlex.split(shown.replace("\\\n", " "))
+        argv = run_argv(srv, tmp_path, "--concurrency", "2")
+        assert resume == ["tfce-eval", *argv[argv.index("run") :]]
         assert "Traceback" not in stderr
         counts = re.findall(r"\d+/16 items \(\d+%\), \d+ failed", stderr)
         assert counts and len(counts) == len(set(counts))  # no progress line twice

@@ -76,6 +76,34 @@ class _Failure(click.ClickException):
         click.echo(fold(shown(self.format_message()), "error: "), err=True)
 
 
+class _Interrupted(click.ClickException):
+    """Ctrl-C outside a run's request loop (which says how to resume): exit 130."""
+
+    exit_code = 130
+
+    def __init__(self) -> None:
+        super().__init__("stopped by Ctrl-C before the command finished")
+
+    def show(self, file: Any = None) -> None:
+        import sys
+
+        if sys.stderr.isatty():
+            click.echo(err=True)  # past the terminal's ^C
+        click.echo(f"interrupted: {self.format_message()}", err=True)
+
+
+class _FoldedUsage(click.UsageError):
+    """Click's usage error as click shows it, its message folded at 80 columns."""
+
+    def show(self, file: Any = None) -> None:
+        from tfce_eval.cli.text import fold
+
+        if self.ctx is not None:
+            click.echo(self.ctx.get_usage(), err=True)
+            click.echo(f"Try '{self.ctx.command_path} --help' for help.\n", err=True)
+        click.echo(fold(self.format_message(), "Error: "), err=True)
+
+
 class _LazyGroup(click.Group):
     """A group that imports a command's module only when that command runs."""
 
@@ -102,6 +130,12 @@ class _LazyGroup(click.Group):
             return super().invoke(ctx)
         except TfceError as exc:
             raise _Failure(exc) from exc
+        except click.UsageError as exc:
+            if isinstance(exc, _FoldedUsage):
+                raise
+            raise _FoldedUsage(exc.format_message(), exc.ctx) from exc
+        except KeyboardInterrupt as exc:
+            raise _Interrupted from exc
 
 
 @click.group(

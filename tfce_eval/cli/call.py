@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from tfce_eval.errors import TfceError
+from tfce_eval.errors import DataError, RunError
 
 
 @click.command("call")
@@ -37,16 +37,9 @@ def call_command(text: str, functions_dir: Path | None, exec_timeout: float) -> 
 
     directory = functions_dir or default_functions_dir(None)
     if directory is None:
-        click.echo(
-            "error: there is no built-in functions directory; pass --functions DIR", err=True
-        )
-        raise SystemExit(1)
-    try:
-        outcome = call_function(text, ExecOptions(functions_dir=directory, timeout_s=exec_timeout))
-    except TfceError as exc:
-        click.echo(f"error: {exc}", err=True)
-        raise SystemExit(exc.exit_code) from None
+        raise DataError("there is no built-in functions directory", hint="pass --functions DIR")
+    # Errors are shown, folded at 80 columns, by the command group (tfce_eval.cli).
+    outcome = call_function(text, ExecOptions(functions_dir=directory, timeout_s=exec_timeout))
     if not outcome.ok:
-        click.echo(f"error: {outcome.error}", err=True)
-        raise SystemExit(1)
+        raise RunError(str(outcome.error))
     click.echo(json.dumps(outcome.value, ensure_ascii=False, indent=2))

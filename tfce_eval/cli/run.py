@@ -7,7 +7,6 @@ module prints its result: the per-category table, where the files are, and what 
 from __future__ import annotations
 
 import json
-import shlex
 import signal
 import sys
 from collections.abc import Iterator, Mapping
@@ -30,7 +29,7 @@ from tfce_eval.cli.options import (
     split_options,
     timeout_option,
 )
-from tfce_eval.cli.text import fold, shown
+from tfce_eval.cli.text import fold, fold_command, shown
 from tfce_eval.errors import RunInterrupted, UsageError
 from tfce_eval.model import AnswerStyle
 from tfce_eval.providers.base import Mode, RequestOptions, ToolChoice
@@ -109,12 +108,13 @@ def _split_ids(values: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _resume_command() -> str | None:
-    """The command line to run again to resume (without --force, which would start over)."""
+    """The command line to run again to resume (without --force, which would start over),
+    on lines of its own under the message, continued with a backslash past 80 columns."""
     argv = sys.argv[1:]
     if "run" not in argv:
         return None
     args = [a for a in argv[argv.index("run") :] if a != "--force"]
-    return shlex.join(["tfce-eval", *args])
+    return fold_command("    tfce-eval", args)
 
 
 @click.command("run")

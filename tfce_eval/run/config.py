@@ -37,7 +37,7 @@ class RunConfig:
     functions_dir: Path | None = None
     exec_timeout_s: float = 5.0
     force: bool = False
-    resume_command: str | None = None  # shown when the run is interrupted
+    resume_command: str | None = None  # lines shown under the message when interrupted
     # Question answering (task "qa"): the split, the context and the judge of open answers.
     task: str = "fc"
     split: str | None = None

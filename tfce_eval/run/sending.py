@@ -120,9 +120,9 @@ async def _send_all(session: Session, provider: Provider, items: Iterator[Any]) 
 
 
 def interrupted(run_dir: RunDir, saved: int | None, total: int, config: RunConfig) -> str:
-    command = config.resume_command or "the same command"
+    command = config.resume_command or "    the same command"
     if saved is None:
         where = f"interrupted while scoring: every answer is saved in {run_dir.outputs}"
     else:
         where = f"interrupted: {saved} of {total} items are answered and saved in {run_dir.outputs}"
-    return f"{where}\n  to resume, run again: {command}"
+    return f"{where}\n  to resume, run again:\n{command}"
