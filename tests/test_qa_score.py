@@ -190,7 +190,10 @@ def test_missing_items_count_or_skip(tmp_path: Path) -> None:
     assert counted.summary["missing"] == 5
     assert counted.summary["answer_types"]["mc"]["request_errors"] == 2
     assert counted.summary["answer_types"]["mc"]["accuracy"] == pytest.approx(1 / 3)
-    assert any("5 items have no output and count as request errors" in w for w in counted.warnings)
+    assert any(
+        "5 items have no output and count as request errors" in w and w.endswith(" and 2 more)")
+        for w in counted.warnings
+    )
     skipped = score_outputs(outputs, data, out_dir=None, missing="skip")
     assert [r.id for r in skipped.records] == ["m1", "t1"]
     assert skipped.summary["answer_types"]["mc"]["accuracy"] == 1.0
@@ -280,6 +283,11 @@ def test_judge_failures_are_ungraded_not_crashes(tmp_path: Path) -> None:
     assert (op["ungraded"], op["graded"], op["mean"]) == (2, 0, None)
     assert result.summary["judge"]["failed"] == 1
     assert result.summary["judge"]["unparseable"] == 1
+    # Said where the user reads it, not only in scores.jsonl.
+    assert (
+        "the judge failed on 1 of 2 open answers, which are ungraded (left out of its mean); "
+        "first: judge failed: TimeoutError: judge timed out"
+    ) in result.warnings
     # Only the answered verdict is cached: the failure is asked again next time.
     judge2 = FakeJudge({"o1": "GRADE: C", "o2": "GRADE: C"})
     score_outputs(outputs, data, out_dir=tmp_path / "r", judge=judge2, judge_name="j")

@@ -77,6 +77,7 @@ class _Grader:
         self.judge, self.name, self.cache = judge, name, cache
         self.semaphore = asyncio.Semaphore(max(1, concurrency))
         self.counts = {"asked": 0, "cached": 0, "failed": 0, "unparseable": 0}
+        self.first_failure: str | None = None  # why the judge first failed, for the warning
 
     async def grade(self, item: QaItem, record: QaScore) -> QaScore:
         text = record.extracted or ""
@@ -92,17 +93,21 @@ class _Grader:
                 try:
                     raw: object = await self.judge.grade(item, text)
                 except Exception as exc:  # any failure of the judge is this item's, not ours
-                    self.counts["failed"] += 1
-                    return self._ungraded(record, f"judge failed: {type(exc).__name__}: {exc}")
+                    return self._failed(record, f"judge failed: {type(exc).__name__}: {exc}")
             if not isinstance(raw, str):
-                self.counts["failed"] += 1
-                return self._ungraded(record, f"judge returned {type(raw).__name__}, not text")
+                return self._failed(record, f"judge returned {type(raw).__name__}, not text")
             verdict = Verdict(parse_verdict(raw), raw)
             self.cache.put(key, verdict)
         if verdict.grade is None:
             self.counts["unparseable"] += 1
             return self._ungraded(record, f"no grade in the judge's reply: {verdict.raw!r}")
         return dataclasses.replace(record, grade=verdict.grade, score=verdict.grade.score)
+
+    def _failed(self, record: QaScore, reason: str) -> QaScore:
+        self.counts["failed"] += 1
+        if self.first_failure is None:
+            self.first_failure = _short(reason)
+        return self._ungraded(record, reason)
 
     @staticmethod
     def _ungraded(record: QaScore, reason: str) -> QaScore:
@@ -199,7 +204,8 @@ async def score_outputs_async(
     n_missing = len(absent)
     if n_missing:
         verb = "count as request errors" if policy is MissingPolicy.COUNT else "are left out"
-        notes.append(f"{n_missing} items have no output and {verb} ({', '.join(absent[:3])})")
+        more = f" and {n_missing - 3} more" if n_missing > 3 else ""
+        notes.append(f"{n_missing} items have no output and {verb} ({', '.join(absent[:3])}{more})")
     out = None if out_dir is None else Path(out_dir)
     judge_info = None
     if judge_name:
@@ -207,6 +213,12 @@ async def score_outputs_async(
         grader = _Grader(judge, judge_name, cache, concurrency)
         records = await _grade(grader, items, records)
         judge_info = {"model": judge_name, "prompt_sha256": JUDGE_PROMPT_SHA256, **grader.counts}
+        if grader.first_failure is not None:
+            failed = grader.counts["failed"]
+            notes.append(
+                f"the judge failed on {failed} of {grader.counts['asked']} open answers, "
+                f"which are ungraded (left out of its mean); first: {grader.first_failure}"
+            )
         if cache.torn:
             notes.append(f"{cache.torn} unreadable lines of {CACHE_NAME} were skipped")
     comparable = chunk_hit if chunk_hit is not None else any(r.chunk_hit for r in records)
