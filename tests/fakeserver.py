@@ -14,9 +14,12 @@ Faults are injected by item id (one per successive request of that item), by req
 (a schedule), or for every request, so that the runner's retry layer, its stop rules and the
 doctor's diagnoses can be tested against the real SDKs.
 
-Run it alone for the benchmark:
-    python tests/fakeserver.py --port 0 --latency 0.1 [--data DIR]
-prints `listening on http://127.0.0.1:PORT` and serves until killed.
+Run it alone for the benchmark or to try `run` by hand:
+    python tests/fakeserver.py --port 0 --latency 0.1 [--data DIR] [--qa SPLIT]
+                               [--api-key KEY]
+prints `listening on http://127.0.0.1:PORT` and serves until killed. `--qa SPLIT` answers
+the questions of a Telco-Retrieve split file (a QA run) instead of function-calling items;
+`--api-key` makes it refuse any other key with 401.
 """
 
 from __future__ import annotations
