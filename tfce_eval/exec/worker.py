@@ -172,7 +172,7 @@ class FunctionsPackage:
                     f"module {dotted} cannot be imported: {describe_exception(exc)}",
                     None,
                 )
-            except BaseException as exc:
+            except BaseException as exc:  # SystemExit or worse at import: the module's fault
                 return (
                     "broken",
                     f"module {dotted} cannot be imported: {describe_exception(exc)}",

@@ -94,7 +94,7 @@ async def _ask(
             return provider.to_decoder_input(response.body), None
         except asyncio.CancelledError:
             raise
-        except Exception as exc:
+        except Exception as exc:  # the provider classifies every failure of `send`
             return None, provider.classify(exc)
 
 

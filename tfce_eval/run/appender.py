@@ -89,7 +89,7 @@ class OutputsAppender:
             try:
                 self._write_lines(lines)
                 self.written += len(lines)
-            except BaseException as exc:
+            except BaseException as exc:  # the writer thread's failure, raised in the caller
                 self._error = exc
                 return
 

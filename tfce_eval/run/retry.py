@@ -73,7 +73,7 @@ async def with_retries(
             return await attempt()
         except asyncio.CancelledError:
             raise
-        except Exception as exc:
+        except Exception as exc:  # `classify` (the provider's) words every failure of a send
             error = classify(exc)
         if error.kind is not ErrorKind.RETRYABLE or retries >= policy.max_retries:
             raise GaveUp(error, retries + 1)
