@@ -29,7 +29,15 @@ from tfce_eval.retrieval.spans import span_coverage
 
 DEFAULT_MEASURES = ("nDCG@10", "RR@10", "R@10", "R@100", "Success@1", "Success@5")
 
+#: The measures of the documentation, then every other one parse_measures accepts: those
+#: trec_eval computes (ir-measures' pytrec_eval provider), RR@k and Judged@k.
 KNOWN = "nDCG@k, RR@k, R@k, P@k, Success@k, AP, Judged@k"
+MORE = (
+    "also MAP (= AP), AP@k, nDCG, RR and Judged (the whole ranking), Rprec, Bpref, "
+    "infAP, NumRet, NumRel, NumQ, SetP, SetR, SetF, SetAP, IPrec@r"
+)
+#: How a relevance level other than 1 is asked for.
+REL_HINT = "(rel=n) counts judgements >= n as relevant, as RR(rel=2)@10"
 
 _SPANCOV = re.compile(r"SpanCov(?:\(rel=(\d+)\))?@(\d+)")
 
@@ -55,20 +63,21 @@ class Measure:
 def parse_measures(
     text: str | Sequence[str] | None = None, *, spans: bool = False
 ) -> tuple[Measure, ...]:
-    """Parse measure names (space-separated); UsageError naming an unknown one.
+    """Parse measure names, separated by spaces or commas; UsageError naming a bad one.
 
     `spans` says whether the dataset's gold is given as spans, where SpanCov@k applies.
+    A cutoff and a relevance level are integers >= 1 (`_check_params`).
     """
     import ir_measures
 
     if text is None:
         names: Sequence[str] = DEFAULT_MEASURES
     elif isinstance(text, str):
-        names = text.split()
+        names = _split_names(text)
     else:
-        names = [n for part in text for n in part.split()]
+        names = [n for part in text for n in _split_names(part)]
     if not names:
-        raise UsageError(f"no measures given; name some of {KNOWN}")
+        raise UsageError(f"no measures given; name some of {_known(spans)}")
     pytrec = ir_measures.providers.registry["pytrec_eval"]
     out: dict[str, Measure] = {}
     for name in names:
@@ -79,15 +88,11 @@ def parse_measures(
                     f"{name} needs gold given as spans (the chunk-span layout, as "
                     "ConditionalQA); this dataset's gold is per document"
                 )
-            rel = int(match.group(1) or 1)
-            out[name] = Measure(name, Backend.SPANCOV, None, int(match.group(2)), rel)
+            rel, cutoff = int(match.group(1) or 1), int(match.group(2))
+            _check_params(name, "SpanCov", {"cutoff": cutoff, "rel": rel})
+            out[name] = Measure(name, Backend.SPANCOV, None, cutoff, rel)
             continue
-        try:
-            measure = ir_measures.parse_measure(name)
-        except Exception:  # ir-measures raises NameError, ValueError, SyntaxError...
-            raise UsageError(
-                f"unknown measure {name!r}; known: {KNOWN}{_span_hint(spans)}"
-            ) from None
+        measure = _parse_one(name, spans)
         params = dict(measure.params)
         canonical = str(measure)
         if measure.NAME == "RR" and params.get("cutoff") is not None:
@@ -101,14 +106,94 @@ def parse_measures(
         elif measure.NAME == "Judged":
             out[canonical] = Measure(canonical, Backend.JUDGED, measure, params.get("cutoff"))
         else:
-            raise UsageError(
-                f"measure {name!r} is not computed by trec_eval; use {KNOWN}{_span_hint(spans)}"
-            )
+            raise UsageError(f"measure {name!r} is not computed by trec_eval; use {_known(spans)}")
     return tuple(out.values())
 
 
-def _span_hint(spans: bool) -> str:
-    return ", SpanCov@k" if spans else ""
+def _split_names(text: str) -> list[str]:
+    """Measure names separated by spaces or commas, outside brackets: the comma of
+    `P(rel=2,judged_only=True)@10` belongs to the name."""
+    names: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in text:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth = max(depth - 1, 0)
+        elif depth == 0 and (char == "," or char.isspace()):
+            if current:
+                names.append("".join(current))
+                current = []
+            continue
+        current.append(char)
+    if current:
+        names.append("".join(current))
+    return names
+
+
+def _known(spans: bool) -> str:
+    """The measures accepted, for a message: SpanCov@k only where the gold is spans."""
+    return f"{KNOWN}{', SpanCov@k' if spans else ''}; {MORE}; {REL_HINT}"
+
+
+def _parse_one(name: str, spans: bool) -> Any:
+    """One ir-measures measure whose parameters are valid; UsageError naming it otherwise."""
+    measure = _ir_measure(name)
+    if measure is None:
+        head = _ir_measure(name.rpartition("@")[0])
+        if head is not None and "cutoff" in head.SUPPORTED_PARAMS:  # nDCG@-1, nDCG@x
+            _check_params(name, head.NAME, {"cutoff": None})
+        raise UsageError(f"unknown measure {name!r}; known: {_known(spans)}")
+    params = measure.params
+    infos: dict[str, Any] = dict(measure.SUPPORTED_PARAMS)  # ir-measures' ParamInfo
+    for key in params:
+        if key not in infos:  # ir-measures takes nDCG(rel=2)@10, then fails to show it
+            allowed = ", ".join(k for k in infos if k != "cutoff")
+            takes = f"its parameters: {allowed}" if allowed else "it takes none"
+            raise UsageError(f"measure {name!r}: {measure.NAME} has no parameter {key} ({takes})")
+    _check_params(name, measure.NAME, {k: params[k] for k in ("cutoff", "rel") if k in params})
+    for key, info in infos.items():
+        if key not in params and info.required:
+            at = f"@{_EXAMPLE_AT.get(key, 10)}"
+            raise UsageError(f"measure {name!r} needs its {key}, as {measure.NAME}{at}")
+        if key in params and not info.validate(params[key]):
+            raise UsageError(
+                f"measure {name!r}: {key}={params[key]!r} is not a valid parameter of "
+                f"{measure.NAME}; known: {_known(spans)}"
+            )
+    return measure
+
+
+#: An example value of a required parameter other than the cutoff (IPrec's recall level).
+_EXAMPLE_AT = {"recall": 0.5}
+
+
+def _ir_measure(name: str) -> Any:
+    """ir-measures' measure of that name, or None when it cannot read the name."""
+    import ir_measures
+
+    if not name:
+        return None
+    try:
+        return ir_measures.parse_measure(name)
+    except Exception:  # ir-measures raises NameError, ValueError, SyntaxError, KeyError...
+        return None
+
+
+def _check_params(name: str, base: str, params: Mapping[str, object]) -> None:
+    """A cutoff k and a relevance level rel are integers >= 1; UsageError otherwise.
+
+    trec_eval aborts the interpreter on a cutoff of 0, pytrec_eval refuses rel=0, and
+    ir-measures takes a cutoff of True or 3.0 and fails later.
+    """
+    for key, value in params.items():
+        if type(value) is not int or value < 1:
+            if key == "cutoff":
+                what, example = "the cutoff k", f"{base}@10"
+            else:
+                what, example = "the relevance level rel", f"{base}(rel=2)@10"
+            raise UsageError(f"measure {name!r}: {what} must be an integer >= 1, as {example}")
 
 
 def compute_measures(

@@ -1,0 +1,120 @@
+"""Bad options to `score --measures`, `retrieve` and `validate` through the real command
+line: one message naming what is wrong and the usage (2) or data (1) exit code, never a
+traceback nor an interpreter aborted by trec_eval's C code."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from tfce_eval.cli import main
+
+BUILTIN = Path(__file__).resolve().parent.parent / "tfce_eval" / "builtin"
+QASPER = ("--data", "builtin:qasper-rag")
+
+
+def invoke(*args: str, code: int) -> Any:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == code, (result.exit_code, result.output, result.exception)
+    assert "Traceback" not in result.output
+    # Lines fit 80 columns, but for those naming a (long) temporary path.
+    lines = [line for line in result.output.splitlines() if "/tmp" not in line]
+    assert all(len(line) <= 80 for line in lines), result.output
+    return result
+
+
+def score_own_run(tmp_path: Path, measures: str, code: int = 0) -> Any:
+    """`score dataset`: the dataset's own retrieved_docs, so no retrieval is needed."""
+    out = str(tmp_path / "scored")
+    return invoke("score", "dataset", *QASPER, "--out", out, "--measures", measures, code=code)
+
+
+@pytest.mark.parametrize("measure", ["nDCG@0", "P@0", "R@0", "Success@0", "AP@0", "nDCG@00"])
+def test_a_cutoff_of_0_is_a_usage_error_not_an_abort(tmp_path: Path, measure: str) -> None:
+    # trec_eval asserts in C on a cutoff of 0: only a subprocess survives that.
+    exe = Path(sys.executable).parent / "tfce-eval"
+    proc = subprocess.run(
+        [str(exe), "score", "dataset", *QASPER, "--out", str(tmp_path), "--measures", measure],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 2, proc.stderr
+    base = measure.partition("@")[0]
+    assert proc.stderr == (
+        f"error: measure {measure!r}: the cutoff k must be an integer >= 1, as {base}@10\n"
+    )
+    assert not (tmp_path / "summary.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("measure", "says"),
+    [
+        ("Judged@0", "the cutoff k must be an integer >= 1, as Judged@10"),
+        ("RR@0", "the cutoff k must be an integer >= 1, as RR@10"),
+        ("nDCG@-1", "the cutoff k must be"),
+        ("nDCG@3.0", "the cutoff k must be"),
+        ("nDCG@True", "the cutoff k must be"),
+        ("R(rel=0)@5", "the relevance level rel must be an integer >= 1"),
+        ("RR(rel=0)@5", "the relevance level rel must be an integer >= 1"),
+        ("nDCG(rel=2)@10", "nDCG has no parameter rel (its parameters: dcg,"),
+        ("P", "needs its cutoff, as P@10"),
+        ("IPrec", "needs its recall, as IPrec@0.5"),
+    ],
+)
+def test_bad_measure_parameters_are_usage_errors(tmp_path: Path, measure: str, says: str) -> None:
+    out = score_own_run(tmp_path, f"nDCG@10 {measure}", code=2).output
+    assert out.startswith(f"error: measure {measure!r}: ") or out.startswith(
+        f"error: measure {measure!r} needs"
+    )
+    assert says in " ".join(out.split())
+    assert not (tmp_path / "scored" / "summary.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("measure", "says"),
+    [
+        ("SpanCov@0", "the cutoff k must be an integer >= 1, as SpanCov@10"),
+        ("SpanCov(rel=0)@5", "the relevance level rel must be an integer >= 1"),
+    ],
+)
+def test_bad_span_coverage_parameters(tmp_path: Path, measure: str, says: str) -> None:
+    run = tmp_path / "run.trec"
+    run.write_text("q Q0 rural-grant-0 1 1.0 t\n", encoding="utf-8")
+    args = ("--data", "builtin:conditionalqa", "--measures", measure)
+    out = invoke("score", str(run), *args, "--out", str(tmp_path / "s"), code=2).output
+    assert " ".join(out.split()).startswith(f"error: measure {measure!r}: {says}")
+
+
+def test_measures_separated_by_commas_or_spaces(tmp_path: Path) -> None:
+    score_own_run(tmp_path, "nDCG@10,RR@10, P(rel=2, judged_only=True)@5")
+    summary = json.loads((tmp_path / "scored" / "summary.json").read_text(encoding="utf-8"))
+    assert list(summary["measures"]) == ["nDCG@10", "RR@10", "P(rel=2,judged_only=True)@5"]
+
+
+def test_the_known_list_names_what_is_accepted(tmp_path: Path) -> None:
+    import ir_measures
+
+    out = " ".join(score_own_run(tmp_path, "nDGC@10", code=2).output.split())
+    listed = out.partition("error: unknown measure 'nDGC@10'; known: ")[2]
+    # Every measure trec_eval computes is named, and every name listed is accepted.
+    provider = ir_measures.providers.registry["pytrec_eval"]
+    words = set(re.findall(r"[A-Za-z]+", listed))
+    assert {m.NAME for m in provider.SUPPORTED_MEASURES} | {"Judged", "MAP"} <= words
+    names = [
+        name.replace("@k", "@10").replace("@r", "@0.5")
+        for part in listed.replace(" and ", ", ").split("; ")[:2]
+        for name in part.removeprefix("also ").split(", ")
+    ]
+    names = [name.partition(" ")[0] for name in names]
+    assert {"MAP", "Bpref", "AP@10", "nDCG@10", "Judged", "IPrec@0.5"} <= set(names)
+    score_own_run(tmp_path, " ".join(names))
+    summary = json.loads((tmp_path / "scored" / "summary.json").read_text(encoding="utf-8"))
+    assert len(summary["measures"]) == len(set(names)) - 1  # MAP is AP
