@@ -118,3 +118,50 @@ def test_the_known_list_names_what_is_accepted(tmp_path: Path) -> None:
     score_own_run(tmp_path, " ".join(names))
     summary = json.loads((tmp_path / "scored" / "summary.json").read_text(encoding="utf-8"))
     assert len(summary["measures"]) == len(set(names)) - 1  # MAP is AP
+
+
+def test_retrieve_refuses_the_function_calling_dataset(tmp_path: Path) -> None:
+    out = invoke("retrieve", "--data", "builtin:tfce", "--out", str(tmp_path), code=1).output
+    assert out == (
+        "error: builtin:tfce: not a retrieval dataset (it is for function calling)\n"
+        "  fix: point --data (default: builtin:tfce) at a retrieval dataset:\n"
+        "       builtin:qasper-rag, builtin:conditionalqa or a directory (tfce-eval\n"
+        "       datasets lists them)\n"
+    )
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("args", "task"),
+    [
+        (("validate", "--task", "retrieval"), "retrieval"),
+        (("validate", "--data", "builtin:tfce", "--task", "qa"), "qa"),
+        (("score", "run.trec", "--data", "builtin:tfce", "--task", "retrieval"), "retrieval"),
+    ],
+)
+def test_the_function_calling_dataset_read_as_another_task(
+    args: tuple[str, ...], task: str
+) -> None:
+    out = invoke(*args, code=1).output
+    assert out.startswith(f"error: builtin:tfce: not a {task} dataset (it is for function")
+
+
+@pytest.mark.parametrize("command", ["validate", "retrieve", "score"])
+def test_an_unknown_split_is_a_usage_error_everywhere(tmp_path: Path, command: str) -> None:
+    args = {"validate": (), "retrieve": ("--out", str(tmp_path)), "score": ("dataset",)}
+    out = invoke(command, *args[command], *QASPER, "--split", "nope", code=2).output
+    assert out == "error: builtin:qasper-rag has no split 'nope'; its splits: dev, test\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--split", "test"), "--split applies to retrieval and QA datasets only, not to"),
+        (("--data", "builtin:tfce", "--corpus", "documents"), "--corpus applies to retrieval"),
+        (("--data", "builtin:qasper-rag", "--functions", "."), "--functions applies to"),
+        (("--data", "builtin:telco-qna", "--answer-style", "bfcl"), "--answer-style applies"),
+    ],
+)
+def test_validate_refuses_options_of_another_task(args: tuple[str, ...], says: str) -> None:
+    out = " ".join(invoke("validate", *args, code=2).output.split())
+    assert out.startswith(f"error: {says}")

@@ -108,9 +108,9 @@ def retrieve_command(
     from tfce_eval.tasks import TaskKind, resolve_data
 
     ref = resolve_data(data, TaskKind.RETRIEVAL)
-    assert ref.path is not None
-    dataset = load_retrieval(ref.path, split=split, corpus=corpus, qrels=qrels, name=data)
-    name = ref.builtin or ref.path.resolve().name
+    path = ref.directory
+    dataset = load_retrieval(path, split=split, corpus=corpus, qrels=qrels, name=data)
+    name = ref.builtin or path.resolve().name
     out = out_dir or Path("results") / f"{name}-{method}{'-candidates' if candidates else ''}"
     progress = StageProgress()
     try:

@@ -114,19 +114,39 @@ class DataRef:
     task: TaskKind
     builtin: str | None = None
 
+    @property
+    def directory(self) -> Path:
+        """The dataset's directory; DataError for the built-in function-calling dataset,
+        which has none and is no retrieval or QA dataset."""
+        if self.path is None:
+            raise _fc_only(self.task)
+        return self.path
+
+
+def _fc_only(task: TaskKind) -> DataError:
+    """The error for the built-in function-calling dataset read as another task's."""
+    others = ", ".join(BUILTIN_PREFIX + b.name for b in BUILTINS if b.task is task)
+    return DataError(
+        f"not a {task} dataset (it is for function calling)",
+        path=BUILTIN_PREFIX + "tfce",
+        hint=f"point --data (default: builtin:tfce) at a {task} dataset: {others} "
+        "or a directory (tfce-eval datasets lists them)",
+    )
+
 
 def resolve_data(spec: str | Path | None, task: TaskKind | None = None) -> DataRef:
     """`--data` (a directory, `builtin:NAME`, or nothing) and `--task` to a DataRef.
 
-    Nothing means the built-in function-calling dataset, as it always has.
+    Nothing means the built-in function-calling dataset, as it always has; asked for as
+    a retrieval or QA dataset it is a DataError, as any other dataset of the wrong task.
     """
     if spec is None or str(spec) == "":
-        return DataRef(None, task or TaskKind.FC, "tfce")
+        return _builtin_fc(task)
     text = str(spec)
     if text.startswith(BUILTIN_PREFIX):
         entry = builtin(text[len(BUILTIN_PREFIX) :])
         if entry.name == "tfce":
-            return DataRef(None, task or TaskKind.FC, "tfce")
+            return _builtin_fc(task)
         return DataRef(entry.path, task or entry.task, entry.name)
     path = Path(text)
     if not path.exists():
@@ -142,6 +162,12 @@ def resolve_data(spec: str | Path | None, task: TaskKind | None = None) -> DataR
             hint="give the directory that holds the dataset's files",
         )
     return DataRef(path, task or detect_task(path))
+
+
+def _builtin_fc(task: TaskKind | None) -> DataRef:
+    if task not in (None, TaskKind.FC):
+        raise _fc_only(task)
+    return DataRef(None, TaskKind.FC, "tfce")
 
 
 def _has_questions_key(path: Path) -> bool:
