@@ -146,6 +146,33 @@ def test_the_function_calling_dataset_read_as_another_task(
     assert out.startswith(f"error: builtin:tfce: not a {task} dataset (it is for function")
 
 
+def trec_qrels(path: Path, split: str, extra: str = "") -> Path:
+    """The built-in QASPER-RAG's judgements of one split as a TREC qrels file."""
+    lines = []
+    with (BUILTIN / "qasper-rag" / "qrels" / f"{split}.jsonl").open(encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            lines.append(f"{row['query_id']} 0 {row['corpus_id']} {row['score']}\n")
+    path.write_text("".join(lines) + extra, encoding="utf-8")
+    return path
+
+
+def test_validate_applies_qrels_to_the_split_score_reads(tmp_path: Path) -> None:
+    test = trec_qrels(tmp_path / "test.qrels", "test")
+    out = invoke("validate", *QASPER, "--qrels", str(test), code=0).output
+    assert out.endswith("retrieval dataset builtin:qasper-rag: 0 errors, 2 warnings\n")
+    invoke("score", "dataset", *QASPER, "--qrels", str(test), "--out", str(tmp_path / "s"), code=0)
+    # Its problems are reported; the dev split is still checked against its own gold.
+    bad = trec_qrels(tmp_path / "bad.qrels", "test", "paper01-q1 0 nowhere 1\n")
+    out = " ".join(invoke("validate", *QASPER, "--qrels", str(bad), code=1).output.split())
+    assert f"error: {bad}:" in out and "document 'nowhere', which is not in the corpus" in out
+    assert out.endswith("1 error, 2 warnings")
+    # Named with --split, the file is that split's gold.
+    dev = trec_qrels(tmp_path / "dev.qrels", "dev")
+    invoke("validate", *QASPER, "--split", "dev", "--qrels", str(dev), code=0)
+    invoke("validate", *QASPER, "--split", "test", "--qrels", str(dev), code=1)
+
+
 @pytest.mark.parametrize("command", ["validate", "retrieve", "score"])
 def test_an_unknown_split_is_a_usage_error_everywhere(tmp_path: Path, command: str) -> None:
     args = {"validate": (), "retrieve": ("--out", str(tmp_path)), "score": ("dataset",)}

@@ -4,7 +4,9 @@ Beyond what loading checks (fields, types, duplicate ids, judgements of unknown 
 span gold that overlaps no chunk), validation reads the whole corpus and checks that the
 judgements, the candidate pools and the dataset's own retrieved_docs name documents that
 exist. Every split is checked unless one is named, and in the chunk-span layout both
-corpora (documents and documents_coref) when present.
+corpora (documents and documents_coref) when present. A `--qrels` file replaces the gold
+of one split only: the one named, else the one `score` reads (test, or the only one); the
+other splits are checked against their own gold.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from tfce_eval.retrieval.layouts import (
     LAYOUT_HINT,
     SPAN_CORPORA,
     choose_corpus,
+    choose_split,
     detect_layout,
     locate,
     splits_of,
@@ -43,7 +46,10 @@ def validate_retrieval(
     if layout is None:
         return [Finding(Level.ERROR, "not a retrieval dataset", str(root), hint=LAYOUT_HINT)]
     problems = Problems()
-    splits = [split] if split is not None else list(splits_of(root, layout))
+    offered = splits_of(root, layout)
+    splits = [choose_split(offered, split, root)] if split is not None else list(offered)
+    # A --qrels file is one split's gold: the split named, else the one `score` reads.
+    replaced = choose_split(offered, split, root) if qrels is not None and offered else None
     if not splits:
         problems.add(root / "queries", None, "no query split found", "add the query files")
     if layout is Layout.CHUNK_SPAN and corpus is None:
@@ -58,7 +64,8 @@ def validate_retrieval(
             except DataError as exc:
                 problems.error(exc, root)
                 continue
-            dataset = read_dataset(files, problems, qrels=qrels)
+            gold = qrels if name == replaced else None
+            dataset = read_dataset(files, problems, qrels=gold)
             _check_split(dataset, ids, problems)
     return problems.finish()
 
