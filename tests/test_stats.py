@@ -7,7 +7,12 @@ import math
 import pytest
 
 from tfce_eval.scoring.summary import wilson_interval as summary_wilson
-from tfce_eval.stats import mcnemar_exact_p, wilson_interval
+from tfce_eval.stats import (
+    bootstrap_interval,
+    mcnemar_exact_p,
+    proportion_block,
+    wilson_interval,
+)
 
 # Wilson score interval, z = 1.959964 (z^2 = 3.841459):
 # - 0/n: the lower bound is 0 and the upper bound reduces to z^2 / (n + z^2);
@@ -49,8 +54,12 @@ def test_wilson_is_pinned_at_the_extremes(total: int) -> None:
         assert 0.0 < lo < hi < 1.0
 
 
-def test_wilson_without_trials_is_zero_width() -> None:
-    assert wilson_interval(0, 0) == (0.0, 0.0)
+def test_no_trials_have_no_interval() -> None:
+    with pytest.raises(ValueError, match="no interval"):
+        wilson_interval(0, 0)
+    assert proportion_block(0, 0) == {"total": 0, "correct": 0, "accuracy": None, "ci95": None}
+    with pytest.raises(ValueError, match="no interval"):
+        bootstrap_interval([])
 
 
 def test_summary_uses_the_same_interval() -> None:

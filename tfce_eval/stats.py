@@ -17,13 +17,14 @@ Z95 = 1.959963984540054
 
 
 def wilson_interval(correct: int, total: int, z: float = Z95) -> tuple[float, float]:
-    """95 % Wilson score interval for a proportion; (0, 0) when there are no trials.
+    """95 % Wilson score interval for a proportion of at least one trial.
 
     Unlike the normal approximation it stays inside [0, 1] and is not zero-width at 0/n or
-    n/n, which matters for small categories and near-perfect models.
+    n/n, which matters for small categories and near-perfect models. No trials have no
+    interval (a ValueError): summaries write null, as they do for the accuracy.
     """
     if total <= 0:
-        return (0.0, 0.0)
+        raise ValueError("a proportion of no trials has no interval")
     p = correct / total
     denom = 1 + z * z / total
     centre = (p + z * z / (2 * total)) / denom
@@ -38,14 +39,13 @@ def wilson_interval(correct: int, total: int, z: float = Z95) -> tuple[float, fl
 
 
 def proportion_block(correct: int, total: int) -> dict[str, Any]:
-    """A proportion as every summary writes it: total, correct, accuracy (None when there
-    are no trials) and its Wilson interval."""
-    lo, hi = wilson_interval(correct, total)
+    """A proportion as every summary writes it: total, correct, accuracy and its Wilson
+    interval, both None when there are no trials (an interval of nothing is not [0, 0])."""
     return {
         "total": total,
         "correct": correct,
         "accuracy": correct / total if total else None,
-        "ci95": [lo, hi],
+        "ci95": list(wilson_interval(correct, total)) if total > 0 else None,
     }
 
 
@@ -131,12 +131,13 @@ def paired_t_p(a: Sequence[float], b: Sequence[float]) -> float | None:
 def bootstrap_interval(
     values: Sequence[float], *, resamples: int = RESAMPLES, seed: int = 0
 ) -> tuple[float, float]:
-    """95 % percentile bootstrap interval of a mean (seeded); (0, 0) for no values."""
+    """95 % percentile bootstrap interval of a mean (seeded); no values have no interval
+    (a ValueError)."""
     import numpy as np
 
     data = np.asarray(values, dtype=float)
     if data.size == 0:
-        return (0.0, 0.0)
+        raise ValueError("a mean of no values has no interval")
     rng = np.random.default_rng(seed)
     means = np.empty(resamples)
     block = max(1, min(resamples, 8_000_000 // data.size))

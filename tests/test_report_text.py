@@ -1,0 +1,110 @@
+"""What `score` and `report` print and write, read as a person or a program reads it.
+
+An interval of nothing is null and shows as no figure; the CSV's paired rows carry the
+four counts the tables show; errors and headers fold at 80 columns under themselves; a
+run's name is never split; no printed line ends in spaces; every written file ends with
+one newline. The runs are the example outputs scored by `score`, and a second run that
+answered fewer items and fewer of them right.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from tfce_eval.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "examples" / "outputs.jsonl"
+DASH = "—"
+#: Names as a served model's runs are often called: longer than a narrow column.
+NAME_A = "vllm-Qwen_Qwen2.5-7B-Instruct-fc-base"
+NAME_B = "vllm-Qwen_Qwen2.5-7B-Instruct-fc"
+FORMATS = ("table", "md", "json", "csv", "html")
+
+
+def cli(*args: str | Path, code: int = 0) -> Result:
+    result = CliRunner().invoke(main, [str(a) for a in args], env={"COLUMNS": "80"})
+    assert result.exit_code == code, result.output
+    return result
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A: the example outputs. B: two simple items left out (skipped, so the simple items
+    differ) and every fourth answer replaced by text with no call."""
+    root = tmp_path_factory.mktemp("runs")
+    a, b = root / NAME_A, root / NAME_B
+    cli("score", EXAMPLE, "--out", a)
+    lines = []
+    for n, line in enumerate(EXAMPLE.read_text(encoding="utf-8").splitlines()):
+        record = json.loads(line)
+        if record["id"] in ("base_simple_1", "base_simple_2"):
+            continue
+        if n % 4 == 0:
+            record = {"id": record["id"], "text": "no call"}
+        lines.append(json.dumps(record, ensure_ascii=False) + "\n")
+    changed = root / "changed.jsonl"
+    changed.write_text("".join(lines), encoding="utf-8")
+    cli("score", changed, "--missing", "skip", "--out", b)
+    return a, b
+
+
+def trailing_spaces(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line != line.rstrip()]
+
+
+# ---- an interval of nothing ----------------------------------------------------------------
+
+
+def test_a_category_with_nothing_executed_has_no_interval_in_any_format(
+    runs: tuple[Path, Path],
+) -> None:
+    a, _ = runs
+    summary = json.loads((a / "summary.json").read_text(encoding="utf-8"))
+    irrelevance = summary["irrelevance"]["exec"]
+    assert irrelevance["covered"] == 0
+    # The fields stay; an accuracy and an interval of no items are null, not 0 and [0, 0].
+    assert irrelevance["accuracy"] is None and irrelevance["ci95"] is None
+    assert summary["simple"]["exec"]["ci95"][0] > 0  # a category that ran keeps its interval
+
+    table = cli("report", a).stdout
+    (row,) = [line for line in table.splitlines() if line.startswith("irrelevance ")]
+    assert row.split()[-1] == DASH
+    md = cli("report", a, "--format", "md").stdout
+    (row,) = [line for line in md.splitlines() if line.startswith("| irrelevance |")]
+    assert row.endswith(f"| {DASH} |")
+    html = cli("report", a, "--format", "html").stdout
+    row = html.split("<td>irrelevance</td>")[1].split("</tr>")[0]
+    assert row.endswith(f'<td class="num">{DASH}</td>')
+    rows = csv.DictReader(io.StringIO(cli("report", a, "--format", "csv").stdout))
+    (row_csv,) = [r for r in rows if r["category"] == "irrelevance"]
+    assert [row_csv[k] for k in ("exec_covered", "exec_correct", "exec_accuracy")] == ["", "", ""]
+    data = json.loads(cli("report", a, "--format", "json").stdout)
+    assert data["runs"][0]["categories"]["irrelevance"]["exec"] is None
+
+
+def test_a_qa_group_with_no_closed_item_has_no_interval(tmp_path: Path) -> None:
+    from test_qa_report import open_item, tf_item
+
+    from tfce_eval.qa import QaDataset, QaOutput, score_outputs
+
+    # Series 38 holds only open items: no mc or tf item, so no accuracy and no interval.
+    items = (tf_item(0), tf_item(1), open_item(0))
+    data = QaDataset(path="set.json", split="set", items=items, sha256="ab" * 32)
+    outputs = [QaOutput("t00", answer=True), QaOutput("t01", answer=False)]
+    outputs.append(QaOutput("o0", response="ANSWER: packet"))
+    score_outputs(outputs, data, out_dir=tmp_path / "qa")
+    summary = json.loads((tmp_path / "qa" / "summary.json").read_text(encoding="utf-8"))
+    series = summary["by"]["series"]
+    assert series["38"]["total"] == 0
+    assert series["38"]["accuracy"] is None and series["38"]["ci95"] is None
+    assert len(series["23"]["ci95"]) == 2
+    table = cli("report", tmp_path / "qa").stdout
+    (row,) = [line.split() for line in table.splitlines() if line.split()[:1] == ["38"]]
+    assert row[1:5] == ["0", "0", "-", "-"]
