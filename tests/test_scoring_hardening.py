@@ -43,6 +43,15 @@ def one_line_error(result: Result) -> str:
     return text
 
 
+def error_and_fix(result: Result) -> tuple[str, str]:
+    """The error line and its `fix:` line (each unfolded) of a command that failed."""
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.stderr
+    error, fix = unfold(result.stderr).split("\n")
+    assert error.startswith("error: ") and fix.startswith("  fix: ")
+    return error, fix
+
+
 def snapshot(directory: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file()}
 
@@ -259,8 +268,7 @@ def test_an_answer_replaced_by_a_later_request_error_is_a_warning(
     assert (index.duplicates, index.replaced_answers) == ((ids[3],), (ids[2], ids[4]))
     result = score_outputs(odd, load_dataset(), AST, tmp_path / "out")
     assert list(result.warnings) == [
-        f"{odd}: 1 ids are answered on more than one line; the last line of each counts "
-        f"(first: {ids[3]})",
+        f"{odd}: 1 id is answered on more than one line; the last line counts (id {ids[3]})",
         f"{odd}: 2 ids have a request error on a line after their answer; the last line "
         f"counts, so they are request errors (first: {ids[2]}, {ids[4]})",
     ]
@@ -360,10 +368,11 @@ def test_an_input_the_score_would_overwrite_is_refused(
 def test_an_unwritable_out_is_one_line(tmp_path: Path, perfect: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("x", encoding="utf-8")
-    text = one_line_error(
+    text, fix = error_and_fix(
         run_cli("score", str(perfect), "--check", "ast", "--out", str(blocker / "out"))
     )
     assert "cannot write the result files" in text and str(blocker) in text
+    assert "a part of the path is a file" in text and "disk space" not in fix
 
 
 def test_a_full_disk_keeps_the_previous_score_whole(
@@ -382,8 +391,8 @@ def test_a_full_disk_keeps_the_previous_score_whole(
         real(fh)
 
     monkeypatch.setattr(writing, "_finish", full)
-    text = one_line_error(run_cli("score", str(perfect), "--check", "ast"))
-    assert "No space left on device" in text
+    text, fix = error_and_fix(run_cli("score", str(perfect), "--check", "ast"))
+    assert "No space left on device" in text and "free some disk space" in fix
     assert snapshot(tmp_path) == before  # no new scores beside old reports, no temp files
 
 

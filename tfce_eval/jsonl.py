@@ -189,8 +189,10 @@ def _loads(text: str, hint: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
+        # "Invalid control character at": the position follows as "(column N)".
+        msg = exc.msg.removesuffix(" at")
         raise JsonRefused(
-            f"malformed JSON: {exc.msg}", hint, exc.lineno, exc.colno, syntax=True
+            f"malformed JSON: {msg}", hint, exc.lineno, exc.colno, syntax=True
         ) from None
     except ValueError:  # json gives no position for an integer beyond Python's digit limit
         raise JsonRefused(
@@ -224,9 +226,9 @@ class JsonLines:
     """One pass over a JSON Lines file: a `Record` per non-blank line, in file order.
 
     `torn_tail_ok`: a last line without its newline that is not valid JSON (what a writer
-    killed in mid-line leaves) is not yielded, and `torn_tail` is True once the pass has
-    ended. A line with carriage returns inside is never taken for a torn tail. DataError
-    (naming the file) when the file cannot be opened.
+    killed in mid-line leaves) is not yielded, and `torn_line` is its number once the pass
+    has ended (`torn_tail`: whether there was one). A line with carriage returns inside is
+    never taken for a torn tail. DataError (naming the file) when the file cannot be opened.
     """
 
     def __init__(
@@ -239,8 +241,13 @@ class JsonLines:
         self.path = path
         self.limits = limits
         self.torn_tail_ok = torn_tail_ok
-        self.torn_tail = False
+        self.torn_line: int | None = None
         self._hasher = hashlib.sha256()
+
+    @property
+    def torn_tail(self) -> bool:
+        """Whether a torn last line was left out (known once the pass has ended)."""
+        return self.torn_line is not None
 
     def digest(self) -> str:
         """SHA-256 of the bytes read so far (of the file, once the pass has ended)."""
@@ -292,7 +299,7 @@ class JsonLines:
                 and not raw.endswith(b"\n")  # so the last line: readline stopped at the end
                 and b"\r" not in raw
             ):
-                self.torn_tail = True
+                self.torn_line = number
                 return
             yield record
 

@@ -64,48 +64,129 @@ def score_command(file: str, out_dir: Path | None, as_json: bool, **options: Any
     from tfce_eval.tasks import TaskKind, resolve_data
 
     task = TaskKind(options["task"]) if options["task"] else None
-    if options["data"] is None and task in (None, TaskKind.FC):
-        path = _existing(file)
-        _refuse_a_run_without_data(path)
-        _score_fc(path, None, out_dir, as_json, options)
-        return
     ref = resolve_data(options["data"], task)
+    run = None
+    if ref.task is not TaskKind.RETRIEVAL or file != DATASET_RUN:
+        run = _existing(file, ref.task)
+        _refuse_another_tasks_file(run, ref.task, options["data"])
     if ref.task is TaskKind.FC:
-        _score_fc(_existing(file), ref.path, out_dir, as_json, options)
+        assert run is not None
+        _score_fc(run, ref.path, out_dir, as_json, options)
     elif ref.task is TaskKind.RETRIEVAL:
         assert ref.path is not None
-        _score_retrieval(file, ref.path, str(options["data"]), out_dir, as_json, options)
+        _score_retrieval(run, ref.path, str(options["data"]), out_dir, as_json, options)
     else:
-        assert ref.path is not None
-        _score_qa(_existing(file), ref.path, str(options["data"]), out_dir, as_json, options)
+        assert ref.path is not None and run is not None
+        _score_qa(run, ref.path, str(options["data"]), out_dir, as_json, options)
 
 
-def _refuse_a_run_without_data(path: Path) -> None:
-    """A retrieval run given without --data would be read as fc outputs: say what to do."""
-    with path.open("rb") as fh:
-        first = fh.readline(4096).decode("utf-8", "replace").split()
-    if len(first) == 6 and first[1] in ("Q0", "0") and first[3].isdigit():
-        from tfce_eval.errors import DataError
+#: The longest first line read to tell which task's file it is.
+_PEEK = 1 << 20
+#: Per task: what its dataset is called, what `score` reads for it, and in what form.
+_WANTS = {
+    "fc": (
+        "function-calling",
+        "function-calling outputs",
+        'its items\' outputs (JSON Lines with "id" and "calls", "tool_calls", "content" or "text")',
+    ),
+    "qa": (
+        "question-answering",
+        "QA predictions",
+        'predictions for its questions (JSON Lines with "id" and "response" or "answer")',
+    ),
+    "retrieval": (
+        "retrieval",
+        "a retrieval run",
+        "a run of its queries (TREC `qid Q0 docid rank score tag`, JSON Lines or JSON)",
+    ),
+}
 
-        raise DataError(
-            "a TREC run, not function-calling outputs",
-            path=str(path),
-            line=1,
-            hint="name its retrieval dataset: --data DIR or --data builtin:NAME",
-        )
+
+def _refuse_another_tasks_file(path: Path, task: str, data: Path | None) -> None:
+    """A file that is surely another task's (by its first line) stops the score with a
+    message saying whose it is and what the dataset wants, not a puzzle about its lines."""
+    found = _first_line_task(path)
+    if found is None or found[0] == task:
+        return
+    from tfce_eval.errors import DataError
+
+    other, what, line = found
+    kind, wanted, form = _WANTS[task]
+    if data is None:  # the default dataset: the user may not know --data at all
+        message = f"{what}, not {wanted}"
+        hint = f"name its {_WANTS[other][0]} dataset: --data DIR or --data builtin:NAME"
+    else:
+        message = f"{what}, not {wanted}: {data} is a {kind} dataset"
+        hint = f"score {form}, or give --data the dataset this file was made for"
+    raise DataError(message, path=str(path), line=line, hint=hint)
 
 
-def _existing(file: str) -> Path:
+def _first_line_task(path: Path) -> tuple[str, str, int] | None:
+    """(task, what the file is, line) when the first non-blank line is surely another
+    task's: a TREC run or a retrieval run's JSON line, fc outputs (an id and an answer
+    key) or QA predictions (an id and a response or answer); None when unsure."""
+    from tfce_eval.jsonl import JsonRefused, parse_json
+    from tfce_eval.scoring.rundir import ANSWER_KEYS
+
+    try:
+        with path.open("rb") as fh:
+            number, raw = 0, b""
+            while not raw.strip() and (raw := fh.readline(_PEEK + 1)):
+                number += 1
+    except OSError:
+        return None  # the scorer says why it cannot read the file
+    if not raw.strip() or len(raw) > _PEEK:
+        return None
+    fields = raw.decode("utf-8", "replace").split()
+    if len(fields) == 6 and fields[1] in ("Q0", "0") and fields[3].isdigit():
+        return "retrieval", "a TREC run", number
+    try:
+        record = parse_json(raw)
+    except JsonRefused:
+        return None
+    if not isinstance(record, dict):
+        return None
+    if {"query_id", "corpus_id"} <= record.keys() or {"qid", "docids"} <= record.keys():
+        return "retrieval", "a retrieval run (JSON Lines)", number
+    item_id = record.get("id", record.get("question_id"))
+    if not isinstance(item_id, str | int) or isinstance(item_id, bool):
+        return None  # a JSON run {qid: {docid: score}} maps every key to an object
+    fc = any(key in record for key in ANSWER_KEYS if key != "raw")
+    qa = "response" in record or "answer" in record
+    if fc and not qa and "id" in record:
+        return "fc", "function-calling outputs (JSON Lines of items with an id and calls)", number
+    if qa and not fc:
+        what = "QA predictions (JSON Lines of items with an id and a response or answer)"
+        return "qa", what, number
+    return None
+
+
+def _existing(file: str, task: str) -> Path:
+    """FILE as a path; DataError when it is not a file, naming the file a run of `task`
+    writes when FILE is a run directory that holds one."""
     path = Path(file)
-    if not path.is_file():
-        from tfce_eval.errors import DataError
+    if path.is_file():
+        return path
+    from tfce_eval.errors import DataError
 
-        raise DataError(
-            "no such file" if not path.exists() else "is not a file",
-            path=file,
-            hint="give the file of outputs, predictions or the run to score",
-        )
-    return path
+    hint = "give the file of outputs, predictions or the run to score"
+    if path.is_dir():
+        inside = [path / name for name in _run_files(task) if (path / name).is_file()]
+        if inside:
+            hint = f"give {inside[0]}, the file of the run in this directory"
+        raise DataError("is a directory, not a file", path=file, hint=hint)
+    raise DataError("no such file" if not path.exists() else "is not a file", path=file, hint=hint)
+
+
+def _run_files(task: str) -> tuple[str, ...]:
+    """The files a run of `task` writes that `score` reads, most likely first."""
+    from tfce_eval.scoring.rundir import OUTPUTS
+
+    if task == "retrieval":
+        from tfce_eval.retrieval.bm25 import RUN_FILE
+
+        return (RUN_FILE,)
+    return (OUTPUTS, "predictions.jsonl") if task == "qa" else (OUTPUTS,)
 
 
 def _score_fc(
@@ -145,7 +226,7 @@ def _score_fc(
 
 
 def _score_retrieval(
-    file: str,
+    file: Path | None,
     path: Path,
     name: str,
     out_dir: Path | None,
@@ -158,11 +239,11 @@ def _score_retrieval(
     dataset = load_retrieval(
         path, split=o["split"], corpus=o["corpus"], qrels=o["qrels"], name=name
     )
-    if file == DATASET_RUN:
+    if file is None:  # the word `dataset`
         run: Any = dataset_run(dataset)
         out = out_dir or Path("results") / f"{Path(name).name}-retrieved_docs"
     else:
-        run = _existing(file)
+        run = file
         out = out_dir or run.parent
     result = score_run(run, dataset, o["measures"], out)
     if as_json:  # the tables below repeat the warnings under the figures they concern

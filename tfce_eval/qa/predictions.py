@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import DataError
+from tfce_eval.scoring.words import counted
 
 #: The longest line read (bytes), and the deepest nesting accepted.
 MAX_LINE = 1 << 20
@@ -250,7 +251,8 @@ def read_predictions(path: str | Path, known_ids: set[str] | frozenset[str]) -> 
     if repeated:
         first = ", ".join(list(dict.fromkeys(repeated))[:3])
         warnings.append(
-            f"{len(repeated)} predictions repeat an id given earlier ({first}); "
+            f"{counted(len(repeated), 'prediction repeats', 'predictions repeat')} an id "
+            f"given earlier ({first}); "
             "the later line counts"
         )
     return Predictions(str(reader.path), tuple(seen.values()), reader.sha256, tuple(warnings))

@@ -20,6 +20,7 @@ from tfce_eval.retrieval.columns import RunColumns, Where, entry_lines, origin_l
 from tfce_eval.retrieval.ranking import Run, RunForm
 from tfce_eval.retrieval.records import Origin
 from tfce_eval.retrieval.tables import Problems, iter_rows
+from tfce_eval.scoring.words import counted
 
 if TYPE_CHECKING:
     from tfce_eval.retrieval.dataset import RetrievalDataset
@@ -182,7 +183,7 @@ def _trec_python(path: Path) -> RunColumns:
                 continue
             if len(parts) != 6:
                 raise DataError(
-                    f"{len(parts)} columns, expected 6: {_TREC}",
+                    f"{counted(len(parts), 'column')}, expected 6: {_TREC}",
                     path=name,
                     line=number,
                     hint=f"write `{_TREC}` on every line",

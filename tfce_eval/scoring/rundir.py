@@ -24,6 +24,7 @@ from tfce_eval.model import Category, ErrorCode, ScoreRecord
 from tfce_eval.scoring.writing import AtomicLines, dumps, write_json, write_text_atomic
 
 __all__ = [
+    "ANSWER_KEYS",
     "OUTPUTS",
     "REPORT_HTML",
     "REPORT_MD",
@@ -153,14 +154,14 @@ def _object(record: Record, path: Path) -> dict[str, Any]:
 
 #: The keys that hold an answer (docs/decoding.md 4.2); a line with none of them but an
 #: `error` is a request error: the model could not be asked.
-_ANSWER_KEYS = ("raw", "calls", "tool_calls", "content", "result", "text")
+ANSWER_KEYS = ("raw", "calls", "tool_calls", "content", "result", "text")
 
 
 def is_request_error(record: Mapping[str, Any]) -> bool:
     """True for an outputs line that says the model could not be asked (docs/files.md 8.2)."""
     if not record.get("error"):
         return False
-    return all(record.get(k) is None for k in _ANSWER_KEYS)
+    return all(record.get(k) is None for k in ANSWER_KEYS)
 
 
 def iter_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -188,7 +189,9 @@ class OutputsIndex:
 
     path: Path
     offsets: Mapping[str, tuple[int, int]]
-    torn_tail: bool  # the file ends in an incomplete line (a run was killed mid-write)
+    #: The number of the incomplete last line that was dropped (what a run killed in
+    #: mid-write leaves), or None.
+    torn_line: int | None
     duplicates: tuple[str, ...] = ()
     replaced_answers: tuple[str, ...] = ()
     held: Mapping[str, dict[str, Any]] | None = None
@@ -269,7 +272,7 @@ def index_outputs(path: Path, *, tolerate_torn_tail: bool = False) -> OutputsInd
     return OutputsIndex(
         path=path,
         offsets=offsets,
-        torn_tail=lines.torn_tail,
+        torn_line=lines.torn_line,
         duplicates=tuple(k for k, answered in repeated.items() if answered and k not in failed),
         replaced_answers=tuple(k for k, answered in repeated.items() if answered and k in failed),
         held=held,

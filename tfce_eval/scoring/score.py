@@ -44,6 +44,7 @@ from tfce_eval.scoring.rundir import (
     is_request_error,
 )
 from tfce_eval.scoring.summary import UsageStats, exec_skipped, summarize
+from tfce_eval.scoring.words import counted
 from tfce_eval.scoring.writing import StagedLines, Staging, dumps_strict
 
 if TYPE_CHECKING:
@@ -63,8 +64,11 @@ class ScoreResult:
 
 
 def _first_ids(ids: list[str], n: int = 5) -> str:
+    """`id a` for one id, `first: a, b, ...` (at most `n`) for several."""
+    if len(ids) == 1:
+        return f"id {ids[0]}"
     shown = ", ".join(ids[:n])
-    return shown + (", ..." if len(ids) > n else "")
+    return "first: " + shown + (", ..." if len(ids) > n else "")
 
 
 def _selected_ids(dataset: Dataset, options: ScoreOptions) -> list[str]:
@@ -276,19 +280,29 @@ def _refuse_overwriting_inputs(outputs: Path, dataset: Dataset, run_dir: RunDir)
 
 def _warnings(index: OutputsIndex, outputs: Path) -> list[str]:
     warnings: list[str] = []
-    if index.torn_tail:
-        warnings.append(f"{outputs}: the last line is incomplete and was ignored")
+    if index.torn_line is not None:
+        warnings.append(
+            f"{outputs}: line {index.torn_line} is incomplete (no line end, not JSON) and "
+            "was ignored: a run stopped mid-write leaves this; if the file was copied or "
+            "cut, the item it held counts as missing"
+        )
     if index.duplicates:
         dup = list(index.duplicates)
+        each = "" if len(dup) == 1 else " of each"
         warnings.append(
-            f"{outputs}: {len(dup)} ids are answered on more than one line; the last line of "
-            f"each counts (first: {_first_ids(dup)})"
+            f"{outputs}: {counted(len(dup), 'id is', 'ids are')} answered on more than one "
+            f"line; the last line{each} counts ({_first_ids(dup)})"
         )
     if index.replaced_answers:
         lost = list(index.replaced_answers)
+        verdict = (
+            "its answer; the last line counts, so it is a request error"
+            if len(lost) == 1
+            else "their answer; the last line counts, so they are request errors"
+        )
         warnings.append(
-            f"{outputs}: {len(lost)} ids have a request error on a line after their answer; "
-            f"the last line counts, so they are request errors (first: {_first_ids(lost)})"
+            f"{outputs}: {counted(len(lost), 'id has', 'ids have')} a request error on a "
+            f"line after {verdict} ({_first_ids(lost)})"
         )
     return warnings
 
@@ -320,13 +334,16 @@ def score_outputs(
         skipped = set(missing)
         in_scope = [i for i in in_scope if i not in skipped]
         warnings.append(
-            f"{len(missing)} items have no output and were left out "
-            f"(--missing skip; first: {_first_ids(missing)})"
+            f"{counted(len(missing), 'item has', 'items have')} no output and "
+            f"{'was' if len(missing) == 1 else 'were'} left out "
+            f"(--missing skip; {_first_ids(missing)})"
         )
     elif missing:
+        one = len(missing) == 1
         warnings.append(
-            f"{len(missing)} items have no output and count as wrong (no_call); "
-            f"first: {_first_ids(missing)} (--missing skip leaves them out)"
+            f"{counted(len(missing), 'item has', 'items have')} no output and "
+            f"{'counts' if one else 'count'} as wrong (no_call); "
+            f"{_first_ids(missing)} (--missing skip leaves {'it' if one else 'them'} out)"
         )
     not_run = sorted({dataset.category_of(i) for i in selected} - answered_cats)
     if not_run:
@@ -362,9 +379,10 @@ def score_outputs(
         not_judged = [r.id for r in records if exec_skipped(r)]
         if not_judged:
             warnings.append(
-                f"{len(not_judged)} items were not exec-checked: a ground-truth call fails "
-                f"(a dataset problem, not the model's; first: {_first_ids(not_judged)}); "
-                "`tfce-eval validate` lists them"
+                f"{counted(len(not_judged), 'item was', 'items were')} not exec-checked: "
+                "a ground-truth call fails "
+                f"(a dataset problem, not the model's; {_first_ids(not_judged)}); "
+                f"`tfce-eval validate` lists {'it' if len(not_judged) == 1 else 'them'}"
             )
         stage.text(SUMMARY, dumps_strict(summary, indent=2) + "\n")
         stage.commit(stale=(REPORT_MD, REPORT_HTML))

@@ -13,12 +13,14 @@ lost when a write fails.
   place together at the end (`commit`), after removing the files that the new ones make
   stale. A failure before the commit leaves every earlier file as it was.
 
-A file that cannot be written (a full disk, a directory without write permission) is a
-DataError naming the directory and the reason, one line, never an OSError traceback.
+A file that cannot be written (a full disk, a directory without write permission, a path
+through a file) is a DataError naming the directory, the reason and the fix that suits it,
+never an OSError traceback.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -103,13 +105,33 @@ def dumps_strict(obj: Any, *, indent: int | None = None) -> str:
     return _utf8_safe(text)
 
 
+_NO_SPACE = "free some disk space, or give a directory on another disk"
+_NO_DIRECTORY = (
+    ": a part of the path is a file, or no directory can be made there",
+    "give a directory that exists, or one inside a directory you can write to",
+)
+#: Why a write failed, by errno: what to add to the message, and the fix.
+_WRITE_ADVICE: dict[int, tuple[str, str]] = {
+    errno.ENOSPC: ("", _NO_SPACE),
+    getattr(errno, "EDQUOT", errno.ENOSPC): ("", _NO_SPACE),
+    errno.EACCES: (": no permission to write here", "give a directory you can write to"),
+    errno.EPERM: (": no permission to write here", "give a directory you can write to"),
+    errno.EROFS: ("", "give a directory on a file system you can write to"),
+    errno.ENOENT: _NO_DIRECTORY,
+    errno.ENOTDIR: _NO_DIRECTORY,
+    errno.EEXIST: _NO_DIRECTORY,  # mkdir: the path is a file
+}
+
+
 def write_error(exc: OSError, directory: Path) -> DataError:
-    """The one-line DataError for an OSError met while writing into `directory`."""
+    """The DataError for an OSError met while writing into `directory`: the reason, and
+    the fix that suits it (a full disk, no permission, a path that is not a directory)."""
     reason = exc.strerror or str(exc) or type(exc).__name__
+    what, fix = _WRITE_ADVICE.get(
+        exc.errno or 0, ("", "check the directory, or give another one you can write to")
+    )
     return DataError(
-        f"cannot write the result files here ({reason}): free some disk space, or give "
-        "a directory you can write to",
-        path=str(directory),
+        f"cannot write the result files here ({reason}){what}", path=str(directory), hint=fix
     )
 
 

@@ -1,0 +1,8 @@
+"""Counts in words for the messages of scoring, QA and retrieval: `1 id is`, `2 ids are`."""
+
+from __future__ import annotations
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`n` and the noun, singular for exactly one: counted(n, "item has", "items have")."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
