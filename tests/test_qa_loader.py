@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tfce_eval.errors import DataError
+from tfce_eval.errors import DataError, UsageError
 from tfce_eval.model import Level
 from tfce_eval.qa import (
     AnswerType,
@@ -143,7 +143,7 @@ def test_directory_split_by_stem(tmp_path: Path) -> None:
     text = str(exc.value)
     assert "3 split files" in text
     assert "3gpp_question_set_105, 3gpp_question_set_84, question_pool_3gpp" in text
-    with pytest.raises(DataError, match="no split 'set_9'"):
+    with pytest.raises(UsageError, match="no split 'set_9'; its splits: "):
         load_telco(tmp_path, "set_9")
 
 

@@ -108,3 +108,25 @@ def test_a_qa_group_with_no_closed_item_has_no_interval(tmp_path: Path) -> None:
     table = cli("report", tmp_path / "qa").stdout
     (row,) = [line.split() for line in table.splitlines() if line.split()[:1] == ["38"]]
     assert row[1:5] == ["0", "0", "-", "-"]
+
+
+# ---- the CSV's paired rows -----------------------------------------------------------------
+
+
+def test_csv_paired_rows_have_every_count_the_tables_show(runs: tuple[Path, Path]) -> None:
+    text = cli("report", *runs, "--format", "csv").stdout
+    # Columns are only added at the end: a program reading them by position still works.
+    header = text.splitlines()[0]
+    assert header.endswith(",only_a_right,only_b_right,mcnemar_p,note,both_right,both_wrong")
+    rows_csv = [r for r in csv.DictReader(io.StringIO(text)) if r["section"] == "paired"]
+    paired = {r["category"]: r for r in rows_csv}
+    rows = json.loads(cli("report", *runs, "--format", "json").stdout)["paired"]["rows"]
+    by_category = {r["category"]: r for r in rows}
+    for category in ("multiple", "parallel", "parallel_multiple", "irrelevance"):
+        row, counts = paired[category], by_category[category]
+        got = [row[k] for k in ("n", "both_right", "only_a_right", "only_b_right", "both_wrong")]
+        assert got == [str(counts[k]) for k in ("n", "both", "only_a", "only_b", "neither")]
+        assert sum(map(int, got[1:])) == int(row["n"])
+    # Not paired (different items): no counts at all, the note says why.
+    assert paired["simple"]["both_right"] == paired["simple"]["both_wrong"] == ""
+    assert paired["simple"]["note"].startswith("different items")

@@ -192,3 +192,11 @@ def test_an_unknown_split_is_a_usage_error_everywhere(tmp_path: Path, command: s
 def test_validate_refuses_options_of_another_task(args: tuple[str, ...], says: str) -> None:
     out = " ".join(invoke("validate", *args, code=2).output.split())
     assert out.startswith(f"error: {says}")
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_an_unknown_qa_split_is_a_usage_error_too(command: str) -> None:
+    args = {"validate": (), "run": ("--model", "openai/x")}
+    data = ("--data", "builtin:telco-qna", "--split", "nope")
+    out = invoke(command, *args[command], *data, code=2).output
+    assert out == "error: builtin:telco-qna has no split 'nope'; its splits: set_24\n"

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tfce_eval.errors import DataError
+from tfce_eval.errors import DataError, UsageError
 from tfce_eval.model import Finding, Level
 from tfce_eval.qa.items import (
     AnswerType,
@@ -80,10 +80,11 @@ def choose_split(path: Path, split: str | None) -> tuple[str, Path]:
     near = [s for s in files if s.endswith("_" + split) or s.startswith(split + "_")]
     if len(near) == 1:
         return near[0], files[near[0]]
-    raise DataError(
-        f"no split {split!r}" + (" (several stems fit)" if near else ""),
-        path=str(path),
-        hint=f"the splits are: {stems}",
+    # An option naming nothing there is a usage error (exit 2), as for retrieval datasets.
+    raise UsageError(
+        f"{path} has no split {split!r}"
+        + (" (several stems fit)" if near else "")
+        + f"; its splits: {stems}"
     )
 
 

@@ -98,6 +98,9 @@ _FIELDS = [
     "only_b_right",
     "mcnemar_p",
     "note",
+    # Added after the others so that columns read by position keep their place.
+    "both_right",
+    "both_wrong",
 ]
 
 
@@ -166,8 +169,10 @@ def _paired_row(a: str, b: str, row: PairedRow) -> dict[str, Any]:
     else:
         out |= {
             "n": row.n,
+            "both_right": row.both,
             "only_a_right": row.only_a,
             "only_b_right": row.only_b,
+            "both_wrong": row.neither,
             "mcnemar_p": row.p_value,
         }
     return out
