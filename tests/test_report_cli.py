@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from messages import unfold
 from test_report import BASIC, PAIR_A, PAIR_B, make_run
 
 from tfce_eval.cli.report import report_command
@@ -92,7 +93,7 @@ def test_missing_run_dir_is_exit_1_with_a_message(tmp_path: Path) -> None:
 def test_directory_without_scores_is_exit_1(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     code, _, err = invoke(tmp_path / "empty")
-    assert code == 1 and "no summary.json or scores.jsonl" in err
+    assert code == 1 and "no summary.json or scores.jsonl" in unfold(err)
 
 
 @pytest.mark.parametrize(
@@ -190,7 +191,7 @@ def test_a_mistyped_verdict_is_exit_1_naming_file_line_and_field(tmp_path: Path)
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     code, out, err = invoke(run_dir)
     assert code == 1 and out == ""
-    assert err.splitlines()[0] == (
+    assert unfold(err).splitlines()[0] == (
         f'error: {path}, line 1: field valid is "false" (a string), not true or false'
     )
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from tests.messages import assert_folded, unfold
 from tfce_eval.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -130,3 +131,18 @@ def test_csv_paired_rows_have_every_count_the_tables_show(runs: tuple[Path, Path
     # Not paired (different items): no counts at all, the note says why.
     assert paired["simple"]["both_right"] == paired["simple"]["both_wrong"] == ""
     assert paired["simple"]["note"].startswith("different items")
+
+
+# ---- folded at 80 columns, names whole -----------------------------------------------------
+
+
+def test_a_report_error_folds_at_80_columns(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    err = cli("report", empty, code=1).stderr
+    assert len(f"error: {empty}: no summary.json") > 80 - len(" or scores.jsonl")
+    assert_folded(err)
+    assert err.splitlines()[1].startswith("    ")
+    assert unfold(err).splitlines()[0] == (
+        f"error: {empty}: no summary.json or scores.jsonl in this directory"
+    )

@@ -6,17 +6,18 @@ from pathlib import Path
 
 import click
 
-from tfce_eval.cli.text import fold
+from tfce_eval.cli.text import fold, shown
 from tfce_eval.errors import TfceError
 
 FORMATS = ("table", "md", "json", "csv", "html")
 
 
 class _ReportFailure(click.ClickException):
-    """A bad run directory as `error: ...` on stderr, exit 1, also when run outside the group."""
+    """A bad run directory as `error: ...` on stderr, exit 1, also when run outside the group;
+    folded at 80 columns like every other error."""
 
     def show(self, file: object = None) -> None:
-        click.echo(f"error: {self.format_message()}", err=True)
+        click.echo(fold(shown(self.format_message()), "error: "), err=True)
 
 
 @click.command("report")
