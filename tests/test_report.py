@@ -413,7 +413,7 @@ def test_two_runs_get_a_paired_section(tmp_path: Path) -> None:
     )
     assert simple["p_value"] == pytest.approx(0.03857421875)
     assert rows["multiple"]["p_value"] is None
-    assert "different items (0 only in a, 1 only in b)" in rows["multiple"]["note"]
+    assert "different items (0 only in A, 1 only in B)" in rows["multiple"]["note"]
     assert rows["parallel"]["note"] == "not run in either run"
     for fmt in (ReportFormat.TABLE, ReportFormat.MD, ReportFormat.HTML):
         text = render([a, b], fmt)

@@ -146,3 +146,76 @@ def test_a_report_error_folds_at_80_columns(tmp_path: Path) -> None:
     assert unfold(err).splitlines()[0] == (
         f"error: {empty}: no summary.json or scores.jsonl in this directory"
     )
+
+
+def test_the_header_folds_under_itself(runs: tuple[Path, Path]) -> None:
+    a, b = runs
+    lines = cli("report", a).stdout.splitlines()
+    assert lines[0].startswith(f"{NAME_A}: dataset builtin:tfce")
+    # The line does not fit: it continues indented, like every folded message.
+    header = lines[: lines.index("")]
+    assert len(header) > 1 and all(line.startswith("    ") for line in header[1:])
+    assert " ".join(" ".join(header).split()).endswith("strict_strings=False")
+    lines = cli("report", a, b).stdout.splitlines()
+    at = lines.index(f"B = {NAME_B}")
+    details = lines[at + 1 : lines.index("", at)]
+    assert len(details) > 1 and all(line.startswith("    ") for line in details)
+    assert "missing outputs 2 items left out" in " ".join(" ".join(details).split())
+
+
+def test_run_names_are_never_split(runs: tuple[Path, Path], tmp_path: Path) -> None:
+    text = cli("report", *runs).stdout
+    assert_folded(text)
+    # Wherever a piece of a run's name is printed, the whole name is.
+    for word in text.split():
+        if "Qwen" in word:
+            assert NAME_A in word or NAME_B in word, text
+    # The paired notes name the runs by the letters the columns use.
+    assert "only in A" in " ".join(text.split())
+    # One run with its token counts: its name does not fit beside them, so the table
+    # leaves it to the header rather than split it.
+    usage = []
+    for line in EXAMPLE.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        record["usage"] = {"input_tokens": 123_456, "output_tokens": 2_345}
+        record["latency_s"] = 1.5
+        usage.append(json.dumps(record, ensure_ascii=False) + "\n")
+    outputs = tmp_path / "usage.jsonl"
+    outputs.write_text("".join(usage), encoding="utf-8")
+    name = "vllm-Qwen_Qwen2.5-7B-Instruct-fc-with-token-counts-recorded"
+    cli("score", outputs, "--out", tmp_path / name)
+    for args in ([], ["--price-in", "1.5", "--price-out", "3"]):
+        text = cli("report", tmp_path / name, *args).stdout
+        assert "6,543,168" in text  # 53 x 123,456 input tokens
+        for word in text.split():
+            if "Qwen" in word:
+                assert name in word, text
+
+
+# ---- no trailing spaces, one final newline -------------------------------------------------
+
+
+def test_no_printed_line_ends_in_spaces(runs: tuple[Path, Path], tmp_path: Path) -> None:
+    a, b = runs
+    texts = [cli("score", EXAMPLE, "--out", tmp_path / "again").stdout]
+    texts += [cli("report", a).stdout, cli("report", a, b, "--failures", "2").stdout]
+    cli("retrieve", "--data", "builtin:qasper-rag", "--out", tmp_path / "bm25")
+    run = tmp_path / "bm25" / "run.trec"
+    scored = cli("score", run, "--data", "builtin:qasper-rag", "--out", tmp_path / "ret")
+    texts += [scored.stdout, cli("report", tmp_path / "ret", tmp_path / "ret").stdout]
+    for text in texts:
+        assert text.strip() and trailing_spaces(text) == [], text
+
+
+def test_every_written_report_ends_with_one_newline(
+    runs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    a, b = runs
+    for dirs in ([a], [a, b]):
+        for fmt in FORMATS:
+            out = tmp_path / f"{len(dirs)}.{fmt}"
+            cli("report", *dirs, "--format", fmt, "-o", out)
+            text = out.read_text(encoding="utf-8")
+            assert text.endswith("\n") and not text.endswith("\n\n"), (fmt, text[-200:])
+            if fmt == "table":
+                assert trailing_spaces(text) == []

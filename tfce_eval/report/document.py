@@ -14,9 +14,13 @@ import html
 import io
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # rich loads only when a table is printed
+    from rich.console import Console, ConsoleOptions, RenderableType
+    from rich.segment import Segment
 
 #: A cell: text, a count, a figure (rendered with `digits` decimals), or nothing ("-").
 Cell = str | int | float | None
@@ -63,6 +67,29 @@ def _rows_text(table: Table) -> list[list[str]]:
     return [[cell_text(c, table.digits) for c in row] for row in table.rows]
 
 
+class Trimmed:
+    """A renderable printed with no line ending in spaces.
+
+    rich pads a table's cells to the column's width and leaves the space it wrapped a line
+    at; on a terminal they are invisible, in a pipe or a file they are trailing spaces.
+    """
+
+    def __init__(self, renderable: RenderableType) -> None:
+        self.renderable = renderable
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
+        from rich.segment import Segment
+
+        for line in console.render_lines(self.renderable, options, pad=False):
+            while line and not line[-1].control and not line[-1].text.rstrip(" "):
+                line.pop()
+            if line and not line[-1].control:
+                text, style, control = line[-1]
+                line[-1] = Segment(text.rstrip(" "), style, control)
+            yield from line
+            yield Segment.line()
+
+
 def render_document_text(doc: Document, width: int = 80) -> str:
     """Plain terminal text: each table with columns sized to their widest cell."""
     from rich.console import Console
@@ -72,11 +99,12 @@ def render_document_text(doc: Document, width: int = 80) -> str:
         console.print(renderable)
     out = console.file
     assert isinstance(out, io.StringIO)
-    return out.getvalue()
+    return out.getvalue().rstrip("\n") + "\n"
 
 
 def document_renderables(doc: Document) -> list[Any]:
-    """The Document as rich renderables (the terminal table format)."""
+    """The Document as rich renderables (the terminal table format), no line ending in
+    spaces."""
     from rich import box
     from rich.table import Table as RichTable
     from rich.text import Text
@@ -103,7 +131,7 @@ def document_renderables(doc: Document) -> list[Any]:
             rich_table.add_row(*row)
         parts.append(rich_table)
     parts.extend(Text(note) for note in doc.notes)
-    return parts
+    return [Trimmed(part) for part in parts]
 
 
 def _md_escape(text: str) -> str:

@@ -80,8 +80,10 @@ def compare_runs(a: RunView, b: RunView, names: Sequence[str], categories: Seque
     rows: list[PairedRow] = []
     for cat in categories:
         va, vb = verdicts_a.get(cat, {}), verdicts_b.get(cat, {})
+        # Notes name the runs A and B, as the columns do: a run's name, which may be longer
+        # than a narrow note column, is in the title (and the terminal's legend) once.
         if not va or not vb:
-            missing = [n for n, v in ((name_a, va), (name_b, vb)) if not v]
+            missing = [n for n, v in (("A", va), ("B", vb)) if not v]
             where = "either run" if len(missing) == 2 else missing[0]
             rows.append(PairedRow(cat, note=f"not run in {where}"))
         elif va.keys() != vb.keys():
@@ -89,8 +91,8 @@ def compare_runs(a: RunView, b: RunView, names: Sequence[str], categories: Seque
             rows.append(
                 PairedRow(
                     cat,
-                    note=f"different items ({only_in_a} only in {name_a}, "
-                    f"{only_in_b} only in {name_b}): the test needs the same items",
+                    note=f"different items ({only_in_a} only in A, {only_in_b} only in B): "
+                    "the test needs the same items",
                 )
             )
         else:

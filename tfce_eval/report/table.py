@@ -10,6 +10,7 @@ model's answer must print as typed).
 from __future__ import annotations
 
 import io
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -21,6 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tfce_eval.report.compact import Shape, accuracy_shapes, error_shapes, legend, run_labels
+from tfce_eval.report.document import Trimmed
 from tfce_eval.report.failures import Failure, Line, Piece, outline
 from tfce_eval.report.layout import Column, Grid, RowKind, paired_grid, usage_grid
 from tfce_eval.report.model import Report
@@ -116,6 +118,33 @@ class Fit:
             yield _grid(grid, table)
 
 
+class _Folded:
+    """Text folded at the console's width as the command line folds its messages: at
+    spaces only, so that a run name or a path is never split, later lines indented."""
+
+    def __init__(self, text: str, first: str = "", rest: str = "    ", style: str = "") -> None:
+        self.text, self.first, self.rest, self.style = text, first, rest, style
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = textwrap.wrap(
+            self.text,
+            width=options.max_width,
+            initial_indent=self.first,
+            subsequent_indent=self.rest,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        for line in lines:
+            # Only a word longer than the line folds, rather than being cut.
+            yield Text(line, style=self.style, overflow="fold")
+
+
+def _unnamed(grid: Grid) -> Grid:
+    """A one-run grid without its first column, the run's name (the legend names it)."""
+    rows = tuple((cells[1:], kind) for cells, kind in grid.rows)
+    return replace(grid, columns=grid.columns[1:], rows=rows)
+
+
 def _failure(f: Failure) -> RenderableType:
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style="dim", min_width=10)
@@ -149,18 +178,24 @@ def _failures(report: Report) -> RenderableType:
 def table_renderable(report: Report) -> RenderableType:
     """The terminal report: legend, accuracy, errors, usage, paired test, failures.
 
-    Each table takes the widest of its shapes that fits the console it is printed on.
+    Each table takes the widest of its shapes that fits the console it is printed on; no
+    line ends in spaces.
     """
     parts: list[RenderableType] = []
     for heading, details in legend(report):
-        parts.append(Text(heading, style="bold" if details else ""))
         if details:
-            parts.append(Padding(Text(details), (0, 0, 0, 4)))
+            parts.append(_Folded(heading, style="bold"))
+            parts.append(_Folded(details, first="    "))
+        else:
+            parts.append(_Folded(heading))
     parts.append(Text(""))
     parts.append(Fit(accuracy_shapes(report)))
     parts.extend(Fit(shapes) for shapes in error_shapes(report))
     usage = usage_grid(report, run_labels(report))
-    if usage is not None:
+    if usage is not None and len(report.runs) == 1 and usage.columns:
+        # One run's name may not fit beside the figures: then the legend names the run.
+        parts.append(Fit([(usage,), (_unnamed(usage),)]))
+    elif usage is not None:
         parts.append(_grid(usage))
     paired = paired_grid(report)
     if paired is not None:
@@ -168,12 +203,13 @@ def table_renderable(report: Report) -> RenderableType:
         parts.append(_grid(replace(paired, title="Paired comparison of A and B")))
     if report.failures:
         parts.append(_failures(report))
-    return Group(*parts)
+    return Trimmed(Group(*parts))
 
 
 def table_text(report: Report, width: int = 140) -> str:
-    """The terminal report as plain text (no colours), for files and pipes."""
+    """The terminal report as plain text (no colours), for files and pipes; it ends with
+    one newline."""
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, color_system=None, force_terminal=False)
     console.print(table_renderable(report))
-    return buffer.getvalue()
+    return buffer.getvalue().rstrip("\n") + "\n"
