@@ -18,7 +18,14 @@ PACKAGE = Path(__file__).resolve().parent.parent / "tfce_eval"
 
 #: Lowest first. A module may import its own layer's modules and any lower layer's.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("tfce_eval", "tfce_eval.model", "tfce_eval.errors", "tfce_eval.jsonl", "tfce_eval.stats"),
+    (
+        "tfce_eval",
+        "tfce_eval.model",
+        "tfce_eval.errors",
+        "tfce_eval.jsonl",
+        "tfce_eval.stats",
+        "tfce_eval.words",
+    ),
     ("tfce_eval.report.document",),
     ("tfce_eval.schema",),
     ("tfce_eval.decode", "tfce_eval.check"),

@@ -359,7 +359,7 @@ def test_a_missing_function_call_in_a_parallel_item(executor: Executor) -> None:
     ("calls", "message"),
     [
         ([], "no call made, 3 expected"),
-        ([Call("add", {"a": 10})], "1 calls made, 3 expected"),
+        ([Call("add", {"a": 10})], "1 call made, 3 expected"),
     ],
 )
 def test_a_wrong_number_of_calls_is_exec_mismatch(

@@ -315,7 +315,7 @@ def test_qasper_dataset_from_mappings() -> None:
     assert first.answer_type is AnswerType.OPEN and first.reference == "BERT"
     assert first.evidence == ("p_1", "p_3")
     assert first.source_text == "one\n\nthree"
-    assert data.warnings == ("1 queries have no answer and are left out (q3)",)
+    assert data.warnings == ("1 query has no answer and is left out (q3)",)
 
 
 def test_is_telco_dataset(tmp_path: Path) -> None:

@@ -285,7 +285,7 @@ def test_judge_failures_are_ungraded_not_crashes(tmp_path: Path) -> None:
     assert result.summary["judge"]["unparseable"] == 1
     # Said where the user reads it, not only in scores.jsonl.
     assert (
-        "the judge failed on 1 of 2 open answers, which are ungraded (left out of its mean); "
+        "the judge failed on 1 of 2 open answers: it is ungraded (left out of its mean); "
         "first: judge failed: TimeoutError: judge timed out"
     ) in result.warnings
     # Only the answered verdict is cached: the failure is asked again next time.
@@ -365,7 +365,7 @@ def test_bad_utf8_and_duplicates(tmp_path: Path) -> None:
     result = score_predictions(preds, data, out_dir=tmp_path / "o")
     assert result.records[0].correct is True
     assert (
-        "1 outputs repeat an id given earlier (m1); the later one counts"
+        "1 output repeats an id given earlier (m1); the later one counts"
         in (result.summary["warnings"])
     )
 

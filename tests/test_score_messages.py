@@ -16,7 +16,7 @@ from click.testing import CliRunner, Result
 
 import tfce_eval.scoring.writing as writing
 from tests.gt_outputs import write_perfect_outputs
-from tests.messages import assert_folded
+from tests.messages import assert_folded, unfold
 from tfce_eval.cli import main
 from tfce_eval.dataset.load import load_dataset
 from tfce_eval.qa.predictions import read_predictions
@@ -302,3 +302,40 @@ def test_one_repeated_prediction_is_counted_in_the_singular(tmp_path: Path, telc
     assert read.warnings == (
         f"1 prediction repeats an id given earlier ({telco_id}); the later line counts",
     )
+
+
+def test_every_writer_words_an_out_inside_a_file_the_same(
+    tmp_path: Path, perfect: Path, telco_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """QA and retrieval scores, retrieve and run: one clear error, never a traceback."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    out = perfect / "o"
+    fix = "  fix: give a directory that exists, or one inside a directory you can write to"
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text(json.dumps({"id": telco_id, "answer": "B"}) + "\n", encoding="utf-8")
+    for args in (
+        ("score", qa, *QNA, "--out", out),
+        ("score", "dataset", *QASPER, "--out", out),
+        ("retrieve", *QASPER, "--out", out, "--cache-dir", tmp_path / "cache"),
+    ):
+        result = run_cli(*args)
+        assert result.exit_code == 1, result.output
+        # retrieve's progress lines come first; the message is what follows them.
+        message = unfold(result.stderr[result.stderr.index("error: ") :])
+        error, shown_fix = message.splitlines()
+        assert error.startswith(f"error: {out}: cannot write the result files here")
+        assert shown_fix == fix
+    ran = run_cli("run", "--model", "openai/m", "--base-url", "http://127.0.0.1:9/v1", "--out", out)
+    error, shown_fix = error_and_fix(ran)
+    assert error.startswith(f"error: cannot use {out}/openai-m-fc as the run directory")
+    assert shown_fix == fix
+
+
+def test_a_cache_that_cannot_be_written_costs_time_not_the_run(
+    tmp_path: Path, perfect: Path
+) -> None:
+    result = run_cli(
+        "retrieve", *QASPER, "--out", tmp_path / "bm25", "--cache-dir", perfect / "cache"
+    )
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "bm25" / "run.trec").stat().st_size > 0

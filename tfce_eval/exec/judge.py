@@ -49,6 +49,7 @@ from tfce_eval.model import (
 )
 from tfce_eval.schema.equality import EXEC_REL_TOL, is_number, strings_equal
 from tfce_eval.schema.kinds import Kind, kind_of
+from tfce_eval.words import counted
 
 #: The one absolute allowance: a received number this close to an expected exact zero.
 EXEC_ZERO_ABS_TOL = 1e-12
@@ -279,7 +280,7 @@ def judge_item(
     if failure is not None:
         return ExecVerdict(None, None, None, details, skipped=failure)
     if not same_count:
-        made = f"{len(calls)} calls made" if calls else "no call made"
+        made = f"{counted(len(calls), 'call')} made" if calls else "no call made"
         return ExecVerdict(
             False, ErrorCode.EXEC_MISMATCH, f"{made}, {len(expected)} expected", details
         )

@@ -15,6 +15,7 @@ from typing import Any
 from tfce_eval.qa.items import AnswerType
 from tfce_eval.qa.runs import QaRun
 from tfce_eval.stats import mcnemar_exact_p, paired_randomization_p
+from tfce_eval.words import counted
 
 
 def _judged(run: QaRun) -> bool:
@@ -91,7 +92,10 @@ def _open_pair(a: QaRun, b: QaRun) -> dict[str, Any] | None:
             pairs.append((ra.token_f1 or 0.0, rb.token_f1 or 0.0))
     left_out = len(sa) - len(pairs)
     if left_out:
-        row["note"] = f"{left_out} items ungraded in a run are left out"
+        row["note"] = (
+            f"{counted(left_out, 'item')} ungraded in a run "
+            f"{'is' if left_out == 1 else 'are'} left out"
+        )
     if pairs:
         xs, ys = [x for x, _ in pairs], [y for _, y in pairs]
         row.update(

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import DataError
-from tfce_eval.scoring.words import counted
+from tfce_eval.words import counted
 
 #: The longest line read (bytes), and the deepest nesting accepted.
 MAX_LINE = 1 << 20

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from tfce_eval.qa.items import AnswerType, QaDataset, QaItem
 from tfce_eval.qa.lexical import token_f1
+from tfce_eval.words import counted
 
 
 def answer_f1(prediction: str, references: Sequence[str]) -> float:
@@ -81,5 +82,7 @@ def qasper_dataset(
     warnings: tuple[str, ...] = ()
     if unanswered:
         first = ", ".join(sorted(unanswered)[:3])
-        warnings = (f"{len(unanswered)} queries have no answer and are left out ({first})",)
+        lacking = counted(len(unanswered), "query has", "queries have")
+        left = "is" if len(unanswered) == 1 else "are"
+        warnings = (f"{lacking} no answer and {left} left out ({first})",)
     return QaDataset(path, split, tuple(items), sha256, "qasper", "QASPER-RAG answers", warnings)

@@ -38,6 +38,7 @@ from tfce_eval.qa.predictions import PredictionReader, QaOutput, RetrievedChunk
 from tfce_eval.qa.records import ErrorType, QaScore, score_item
 from tfce_eval.qa.summary import summarise
 from tfce_eval.scoring.writing import write_text_atomic
+from tfce_eval.words import counted
 
 #: Fields added to a summary: a mapping, or a callable giving one once the outputs are read.
 Extra = Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None
@@ -145,7 +146,8 @@ def _score_all(
     if repeated:
         first = ", ".join(list(dict.fromkeys(repeated))[:3])
         warnings.append(
-            f"{len(repeated)} outputs repeat an id given earlier ({first}); the later one counts"
+            f"{counted(len(repeated), 'output repeats', 'outputs repeat')} an id given earlier "
+            f"({first}); the later one counts"
         )
     return scored, warnings, cites
 
@@ -203,9 +205,16 @@ async def score_outputs_async(
     del scored
     n_missing = len(absent)
     if n_missing:
-        verb = "count as request errors" if policy is MissingPolicy.COUNT else "are left out"
+        one = n_missing == 1
+        if policy is MissingPolicy.COUNT:
+            verb = "counts as a request error" if one else "count as request errors"
+        else:
+            verb = "is left out" if one else "are left out"
         more = f" and {n_missing - 3} more" if n_missing > 3 else ""
-        notes.append(f"{n_missing} items have no output and {verb} ({', '.join(absent[:3])}{more})")
+        notes.append(
+            f"{counted(n_missing, 'item has', 'items have')} no output and {verb} "
+            f"({', '.join(absent[:3])}{more})"
+        )
     out = None if out_dir is None else Path(out_dir)
     judge_info = None
     if judge_name:
@@ -216,8 +225,10 @@ async def score_outputs_async(
         if grader.first_failure is not None:
             failed = grader.counts["failed"]
             notes.append(
-                f"the judge failed on {failed} of {grader.counts['asked']} open answers, "
-                f"which are ungraded (left out of its mean); first: {grader.first_failure}"
+                f"the judge failed on {failed} of "
+                f"{counted(grader.counts['asked'], 'open answer')}: "
+                f"{'it is' if failed == 1 else 'they are'} ungraded (left out of its mean); "
+                f"first: {grader.first_failure}"
             )
         if cache.torn:
             notes.append(f"{cache.torn} unreadable lines of {CACHE_NAME} were skipped")
@@ -263,7 +274,7 @@ async def _grade(
 
 def write_results(out_dir: Path, records: Sequence[QaScore], summary: Mapping[str, Any]) -> None:
     """scores.jsonl and summary.json, each written atomically."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    # write_text_atomic makes the directory, and words any failure to (a DataError).
     encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, check_circular=False)
     lines = (encoder.encode(r.to_json()) + "\n" for r in records)
     write_text_atomic(out_dir / SCORES_NAME, lines)

@@ -142,7 +142,7 @@ def retrieve(
 
     tick("write", 0, 1)
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    # write_text_atomic makes the directory, and words any failure to (a DataError).
     lines = []
     for qid in qids:
         for rank, (score, docid) in enumerate(ranked[qid], 1):
@@ -231,10 +231,10 @@ def _build_index(dataset: RetrievalDataset, stemmer: Any, index_dir: Path, tick:
 
 def _save_index(retriever: Any, tokenizer: Any, doc_ids: list[str], index_dir: Path) -> None:
     """Write the cache to a temporary directory and rename it into place."""
-    index_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = index_dir.with_name(f".{index_dir.name}.{os.getpid()}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     try:
+        index_dir.parent.mkdir(parents=True, exist_ok=True)
         retriever.save(str(tmp), show_progress=False)
         tokenizer.save_vocab(str(tmp))
         (tmp / "ids.json").write_text(json.dumps(doc_ids, ensure_ascii=False), encoding="utf-8")

@@ -20,7 +20,7 @@ from tfce_eval.retrieval.columns import RunColumns, Where, entry_lines, origin_l
 from tfce_eval.retrieval.ranking import Run, RunForm
 from tfce_eval.retrieval.records import Origin
 from tfce_eval.retrieval.tables import Problems, iter_rows
-from tfce_eval.scoring.words import counted
+from tfce_eval.words import counted
 
 if TYPE_CHECKING:
     from tfce_eval.retrieval.dataset import RetrievalDataset

@@ -208,7 +208,7 @@ def score_run(
 
 def write_scored(result: ScoredRun, out_dir: Path) -> None:
     """scores.jsonl then summary.json, each written whole to a temporary file and renamed."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    # write_text_atomic makes the directory, and words any failure to (a DataError).
     lines = "".join(
         json.dumps(q.to_json(), ensure_ascii=False, allow_nan=False) + "\n" for q in result.queries
     )

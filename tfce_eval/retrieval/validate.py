@@ -31,6 +31,7 @@ from tfce_eval.retrieval.readers import iter_docs, read_top_ranked
 from tfce_eval.retrieval.records import Layout
 from tfce_eval.retrieval.runs import read_run
 from tfce_eval.retrieval.tables import Problems
+from tfce_eval.words import counted
 
 
 def validate_retrieval(
@@ -136,7 +137,8 @@ def _check_pools(
         if missing:
             problems.at(
                 origins[qid],
-                f"{len(missing)} candidates of query {qid!r} are not in the corpus "
+                f"{counted(len(missing), 'candidate')} of query {qid!r} "
+                f"{'is' if len(missing) == 1 else 'are'} not in the corpus "
                 f"(first: {missing[0]})",
                 "list only corpus ids in corpus-ids",
             )
@@ -156,7 +158,8 @@ def _check_retrieved(
             problems.add(
                 path,
                 None,
-                f"{len(unknown)} queries are not in the split (first: {unknown[0]})",
+                f"{counted(len(unknown), 'query is', 'queries are')} not in the split "
+                f"(first: {unknown[0]})",
                 "keep only the split's queries in its retrieved_docs",
             )
         if ids:
@@ -165,7 +168,8 @@ def _check_retrieved(
                 problems.add(
                     path,
                     None,
-                    f"{len(absent)} retrieved documents are not in the corpus (first: {absent[0]})",
+                    f"{counted(len(absent), 'retrieved document is', 'retrieved documents are')}"
+                    f" not in the corpus (first: {absent[0]})",
                     "retrieve from this dataset's corpus",
                 )
         for warning, fix in run.warning_fixes:

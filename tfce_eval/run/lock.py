@@ -21,6 +21,7 @@ from types import TracebackType
 
 from tfce_eval.errors import RunError
 from tfce_eval.run.metadata import now_iso
+from tfce_eval.scoring.writing import write_error
 
 LOCK_NAME = ".lock"
 
@@ -75,9 +76,11 @@ class RunLock:
             os.pwrite(fd, json.dumps(info).encode("utf-8") + b"\n", 0)
             self._fd = fd
         except OSError as exc:
+            # Worded as any failure to write results is: the reason, and the fix that suits it.
+            hint = write_error(exc, self.directory).hint
             raise RunError(
                 f"cannot use {self.directory} as the run directory: "
-                f"{exc.strerror or exc}\n  fix: give --out a directory you can write to"
+                f"{exc.strerror or exc}\n  fix: {hint}"
             ) from None
 
     def release(self) -> None:

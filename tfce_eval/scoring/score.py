@@ -44,8 +44,8 @@ from tfce_eval.scoring.rundir import (
     is_request_error,
 )
 from tfce_eval.scoring.summary import UsageStats, exec_skipped, summarize
-from tfce_eval.scoring.words import counted
 from tfce_eval.scoring.writing import StagedLines, Staging, dumps_strict
+from tfce_eval.words import counted
 
 if TYPE_CHECKING:
     from tfce_eval.exec.executor import Executor

@@ -1,4 +1,4 @@
-"""Counts in words for the messages of scoring, QA and retrieval: `1 id is`, `2 ids are`."""
+"""Counts in words for every message and report: `1 id is`, `2 ids are`, `1 category`."""
 
 from __future__ import annotations
 
