@@ -256,3 +256,22 @@ def test_not_a_qa_run(tmp_path: Path) -> None:
         load_qa_run(tmp_path)
     with pytest.raises(ValueError):
         qa_document([])
+
+
+def test_a_group_of_open_items_only_has_no_interval_in_any_format(tmp_path: Path) -> None:
+    lone = QaItem(
+        id="o9", question="Open?", answer_type=AnswerType.OPEN, reference="x", series="99"
+    )
+    data = QaDataset(path="set.json", split="set", items=(mc_item(0), lone), sha256="cd" * 32)
+    out = tmp_path / "run"
+    score_outputs([QaOutput("m00", answer="A"), QaOutput("o9", response="x")], data, out_dir=out)
+    doc = qa_document([load_qa_run(out)])
+    series = next(t for t in doc.tables if t.key == "series")
+    assert series.rows[1][:5] == ("99", 0, 0, None, None)  # no mc or tf item: no interval
+    # Blank in CSV, as a missing accuracy is; `-` in the table, as it is too.
+    assert "series,99,0,0,,,1,1.0" in render_document(doc, "csv").splitlines()
+    table = render_document(doc, "table").splitlines()
+    assert next(line for line in table if line.strip().startswith("99 ")).split()[3:5] == [
+        "-",
+        "-",
+    ]

@@ -280,7 +280,7 @@ def test_an_unwritable_out_is_one_message_with_exit_code_1(dataset, tmp_path):
     assert "Traceback" not in proc.stderr
     first, *rest = unfold(proc.stderr).splitlines()
     assert first.startswith(f"error: cannot use {out / 'results'}")
-    assert rest == ["  fix: give --out a directory you can write to"]
+    assert rest == ["  fix: give a directory you can write to"]
 
 
 # --- redirects and servers that are not there -------------------------------------------------

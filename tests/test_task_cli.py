@@ -61,6 +61,7 @@ def test_datasets_lists_every_builtin_with_counts() -> None:
     assert rows["builtin:conditionalqa"]["task"] == "retrieval"
     table = invoke("datasets").output
     assert all(len(line) <= 80 for line in table.splitlines())
+    assert all(line == line.rstrip() for line in table.splitlines())  # no trailing spaces
     assert "builtin:qasper-rag" in table
 
 

@@ -17,12 +17,14 @@ def datasets_command(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps([row.to_json() for row in rows], ensure_ascii=False, indent=2))
         return
-    from rich.console import Console
     from rich.table import Table
+
+    from tfce_eval.cli.render import stdout_console
+    from tfce_eval.report.document import Trimmed
 
     table = Table(box=None, pad_edge=False)
     for name in ("name", "task", "size", "layout"):
         table.add_column(name, overflow="fold")
     for row in rows:
         table.add_row(f"builtin:{row.name}", str(row.task), row.size, row.layout)
-    Console().print(table)
+    stdout_console().print(Trimmed(table))

@@ -22,14 +22,15 @@ from tfce_eval.report.document import Cell, Document, Table, run_letters
 _CLOSED = ("type", "n", "correct", "accuracy", "95% interval", "parse err", "req err")
 
 
-def _interval(ci: Any) -> str:
+def _interval(ci: Any) -> str | None:
+    """The interval as text; None (shown as `-`, blank in CSV) when there is none."""
     if (
         isinstance(ci, list | tuple)
         and len(ci) == 2
         and all(isinstance(x, int | float) for x in ci)
     ):
         return f"{ci[0]:.3f}-{ci[1]:.3f}"
-    return "-"
+    return None
 
 
 def _num(value: Any) -> float | None:
@@ -120,7 +121,7 @@ def _single_tables(run: QaRun) -> list[Table]:
                 g.get("total"),
                 g.get("correct"),
                 _num(g.get("accuracy")),
-                _interval(g.get("ci95")) if g.get("total") else "-",
+                _interval(g.get("ci95")) if g.get("total") else None,
                 g.get("open_total"),
                 _num(g.get("open_mean") if _judged(s) else g.get("open_token_f1")),
             )
