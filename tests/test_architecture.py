@@ -117,6 +117,47 @@ def test_imports_point_down_the_layers() -> None:
     assert not upward, "imports against the layering:\n" + "\n".join(sorted(upward))
 
 
+def _module_level_imports(module: str, path: Path, known: set[str]) -> set[str]:
+    """What importing `module` runs at once: its imports outside functions, classes and
+    TYPE_CHECKING blocks."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("tfce_eval"))
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            if base.startswith("tfce_eval"):
+                found.update(
+                    f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names
+                )
+    return found & known
+
+
+def test_a_package_init_runs_nothing_above_its_lowest_module() -> None:
+    """Importing `pkg.mod` runs `pkg/__init__.py` first: what that imports at once must be
+    no higher than the lowest layer of the package's own modules (report.document, low
+    in the layers, lives in the report package)."""
+    modules = all_modules()
+    known = set(modules)
+    upward = []
+    for package, path in modules.items():
+        if path.name != "__init__.py" or package == "tfce_eval":
+            continue
+        inside = [m for m in modules if m.startswith(package + ".")]
+        if not inside:
+            continue
+        lowest = min(layer_of(m) for m in inside)
+        for target in _module_level_imports(package, path, known):
+            if target != "tfce_eval" and layer_of(target) > lowest:
+                upward.append(f"{package}/__init__.py -> {target}")
+    assert not upward, "package inits importing above their modules:\n" + "\n".join(upward)
+
+
 def test_no_import_cycles() -> None:
     edges = graph()
     state: dict[str, int] = {}

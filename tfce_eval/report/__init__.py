@@ -17,8 +17,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tfce_eval.scoring.rundir import RunDir, write_text_atomic
-
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
@@ -53,9 +51,7 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    return getattr(importlib.import_module(module), name)
 
 
 class ReportFormat(StrEnum):
@@ -123,6 +119,7 @@ def write_run_reports(
     from tfce_eval.report.html import render_html
     from tfce_eval.report.markdown import render_markdown
     from tfce_eval.report.model import build_report
+    from tfce_eval.scoring.rundir import RunDir, write_text_atomic
 
     report: Report = build_report([run], failures=failures, failure_source=failure_source)
     files = RunDir(run_dir)

@@ -15,7 +15,7 @@ from typing import Any
 
 from tfce_eval.report.model import MODEL_ERROR_CODES, REQUEST_ERROR, Rate, Report, RunFigures
 from tfce_eval.report.paired import PairedRow
-from tfce_eval.report.words import counted
+from tfce_eval.words import counted
 
 
 def _rate_json(rate: Rate | None) -> dict[str, Any] | None:

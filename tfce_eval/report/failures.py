@@ -25,8 +25,8 @@ from tfce_eval.model import (
 )
 from tfce_eval.report.runs import RunView
 from tfce_eval.report.source import FailureSource
-from tfce_eval.report.words import of_failing
 from tfce_eval.scoring.rundir import RunDir, index_outputs
+from tfce_eval.words import of_failing
 
 #: Longest text shown for one question, call list or raw answer.
 MAX_TEXT = 2000

@@ -20,7 +20,7 @@ from tfce_eval.report.model import (
     RunFigures,
 )
 from tfce_eval.report.paired import PairedRow
-from tfce_eval.report.words import counted
+from tfce_eval.words import counted
 
 MICRO_LABEL = "overall (micro, item-weighted)"
 MACRO_LABEL = "overall (macro, mean of categories)"

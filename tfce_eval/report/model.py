@@ -16,8 +16,8 @@ from tfce_eval.report.failures import RunFailures, collect_failures
 from tfce_eval.report.paired import Paired, compare_runs
 from tfce_eval.report.runs import RunView
 from tfce_eval.report.source import FailureSource
-from tfce_eval.report.words import counted
 from tfce_eval.tasks import builtin_names
+from tfce_eval.words import counted
 
 #: Model error codes in the order reports list them (request_error is shown apart).
 MODEL_ERROR_CODES: tuple[str, ...] = tuple(str(c) for c in ErrorCode if c.is_model_error)

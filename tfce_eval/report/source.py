@@ -16,7 +16,7 @@ from pathlib import Path
 from tfce_eval.dataset.load import Dataset, load_dataset
 from tfce_eval.model import Item
 from tfce_eval.report.runs import RunView
-from tfce_eval.report.words import counted
+from tfce_eval.words import counted
 
 GIVE_DATA = "give it with `tfce-eval report --data DIR`"
 
