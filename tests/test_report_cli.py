@@ -90,6 +90,23 @@ def test_missing_run_dir_is_exit_1_with_a_message(tmp_path: Path) -> None:
     assert "error:" in err and "run directory not found" in err and str(missing) in err
 
 
+def test_a_missing_run_beside_another_tasks_run_is_named_missing(tmp_path: Path) -> None:
+    """Not taken for a function-calling run, and then called a run of another task."""
+    from tfce_eval.cli import main
+
+    scored = tmp_path / "bm25"
+    made = ["retrieve", "--data", "builtin:qasper-rag", "--out", str(scored)]
+    assert CliRunner().invoke(main, [*made, "--cache-dir", str(tmp_path / "c")]).exit_code == 0
+    run = ["score", str(scored / "run.trec"), "--data", "builtin:qasper-rag", "--out"]
+    assert CliRunner().invoke(main, [*run, str(scored)]).exit_code == 0
+    missing = tmp_path / "no-such-run"
+    for runs in ((scored, missing), (missing, scored)):
+        code, _, err = invoke(*runs)
+        said = unfold(err)
+        assert code == 1 and "different tasks" not in said
+        assert f"error: {missing}" in said
+
+
 def test_directory_without_scores_is_exit_1(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     code, _, err = invoke(tmp_path / "empty")

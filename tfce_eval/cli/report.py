@@ -123,22 +123,25 @@ def _emit(text: str, output: Path | None) -> None:
 
 
 def _task_of(run_dirs: tuple[Path, ...]) -> str:
-    """The task every run directory's summary.json names ("fc" when it names none)."""
+    """The task every run directory's summary.json names ("fc" when it names none).
+
+    A directory without summary.json has no task yet: the loader of the others' task says
+    what is missing there (it is never taken for a run of another task)."""
     import json
 
     from tfce_eval.errors import DataError, UsageError
 
-    tasks = []
+    tasks: list[str | None] = []
     for run_dir in run_dirs:
         summary = run_dir / "summary.json"
-        task = "fc"
+        task: str | None = "fc"
         try:
             with summary.open("rb") as fh:
                 head = json.loads(fh.read(64 << 20))
             if isinstance(head, dict) and isinstance(head.get("task"), str):
                 task = head["task"]
         except FileNotFoundError:
-            pass  # the fc loader says what is missing, as it always has
+            task = None
         except (OSError, ValueError, RecursionError) as exc:
             raise DataError(
                 f"not readable as JSON ({type(exc).__name__})",
@@ -146,10 +149,10 @@ def _task_of(run_dirs: tuple[Path, ...]) -> str:
                 hint="score the run again to rewrite it",
             ) from None
         tasks.append(task)
-    if len(set(tasks)) > 1:
-        named = ", ".join(f"{d} ({t})" for d, t in zip(run_dirs, tasks, strict=True))
+    if len({t for t in tasks if t}) > 1:
+        named = ", ".join(f"{d} ({t})" for d, t in zip(run_dirs, tasks, strict=True) if t)
         raise UsageError(f"runs of different tasks cannot share a report: {named}")
-    return tasks[0]
+    return next((t for t in tasks if t), "fc")
 
 
 def _render_task(
