@@ -200,3 +200,19 @@ def test_an_unknown_qa_split_is_a_usage_error_too(command: str) -> None:
     data = ("--data", "builtin:telco-qna", "--split", "nope")
     out = invoke(command, *args[command], *data, code=2).output
     assert out == "error: builtin:telco-qna has no split 'nope'; its splits: set_24\n"
+
+
+def test_report_refuses_to_pair_runs_scored_against_different_gold(tmp_path: Path) -> None:
+    same = trec_qrels(tmp_path / "same.qrels", "test")
+    graded = tmp_path / "graded.qrels"
+    lines = same.read_text(encoding="utf-8").splitlines()
+    graded.write_text("\n".join([*lines[:-1], lines[-1][:-1] + "2"]) + "\n", encoding="utf-8")
+    runs = {}
+    for name, qrels in (("builtin", None), ("same", same), ("graded", graded)):
+        runs[name] = str(tmp_path / name)
+        extra = ("--qrels", str(qrels)) if qrels else ()
+        invoke("score", "dataset", *QASPER, *extra, "--out", runs[name], code=0)
+    # The same judgements from another file pair; changed judgements do not.
+    invoke("report", runs["builtin"], runs["same"], code=0)
+    out = " ".join(invoke("report", runs["builtin"], runs["graded"], code=1).output.split())
+    assert "were scored against different gold (qrels)" in out

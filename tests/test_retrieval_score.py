@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -276,5 +277,17 @@ def test_paired_runs_need_a_common_query(tmp_path: Path) -> None:
     ds = load_retrieval(tmp_path / "hf", split="dev")
     run = write_trec_run(tmp_path / "d.trec", {"d1": [("p1_1", 1.0)]})
     dev = score_run(read_run(run), ds, "RR@10", tmp_path / "dev")
-    with pytest.raises(UsageError, match="share no query"):
+    with pytest.raises(UsageError, match="were scored against different gold"):
         retrieval_document([load_scored_run(a), dev])
+    # A summary written before the gold's digest was recorded: the queries tell.
+    dataset = {k: v for k, v in dev.summary["dataset"].items() if k != "gold_sha256"}
+    older = dataclasses.replace(dev, summary={**dev.summary, "dataset": dataset})
+    with pytest.raises(UsageError, match="share no query"):
+        retrieval_document([load_scored_run(a), older])
+
+
+def test_runs_on_the_same_gold_pair_wherever_it_lies(tmp_path: Path) -> None:
+    a, b = _two_runs(tmp_path)
+    first, second = load_scored_run(a), load_scored_run(b)
+    assert first.summary["dataset"]["gold_sha256"] == second.summary["dataset"]["gold_sha256"]
+    assert retrieval_document([first, second]).data["paired"]["rows"]

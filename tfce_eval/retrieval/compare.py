@@ -10,7 +10,7 @@ name is ever cut to fit 80 columns.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tfce_eval.errors import UsageError
@@ -87,6 +87,24 @@ def _single(run: ScoredRun) -> Document:
     return Document(f"Retrieval: {run.name}", (table,), tuple(notes), data)
 
 
+def _gold(run: ScoredRun) -> str | None:
+    dataset = run.summary.get("dataset")
+    gold = dataset.get("gold_sha256") if isinstance(dataset, Mapping) else None
+    return gold if isinstance(gold, str) else None
+
+
+def _refuse_different_gold(a: ScoredRun, b: ScoredRun) -> None:
+    """A paired test compares two runs on the same judgements; summaries written before
+    the gold's digest was recorded are compared on their common queries, with a note."""
+    gold_a, gold_b = _gold(a), _gold(b)
+    if gold_a and gold_b and gold_a != gold_b:
+        raise UsageError(
+            f"{a.name} and {b.name} were scored against different gold (qrels): a paired "
+            "test needs the same judgements; score both against the same --data, --split "
+            "and --qrels"
+        )
+
+
 def _paired(a: ScoredRun, b: ScoredRun) -> Document:
     from tfce_eval.report.document import Document, Table
     from tfce_eval.stats import paired_randomization_p, paired_t_p
@@ -96,6 +114,7 @@ def _paired(a: ScoredRun, b: ScoredRun) -> Document:
         raise UsageError(
             f"{a.name} and {b.name} share no measure; score them with the same --measures"
         )
+    _refuse_different_gold(a, b)
     a_ids = {q.qid for q in a.queries}
     b_ids = {q.qid for q in b.queries}
     common = sorted(a_ids & b_ids)

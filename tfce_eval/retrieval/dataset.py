@@ -97,6 +97,15 @@ class RetrievalDataset:
                     digest.update(block)
         return digest.hexdigest()
 
+    def gold_sha256(self) -> str:
+        """SHA-256 of the judgements (query, document, relevance; sorted): the gold's
+        identity, wherever its files are. Two runs are comparable only on the same gold."""
+        digest = hashlib.sha256()
+        for qid in sorted(self.qrels):
+            for docid, rel in sorted(self.qrels[qid].items()):
+                digest.update(f"{qid}\t{docid}\t{rel}\n".encode())
+        return digest.hexdigest()
+
     def describe(self) -> dict[str, Any]:
         """What summary.json and run.json record about the dataset."""
         return {
@@ -108,6 +117,7 @@ class RetrievalDataset:
             "queries": len(self.queries),
             "gold_queries": len(self.gold_queries()),
             "qrels": self.qrels_source,
+            "gold_sha256": self.gold_sha256(),
         }
 
 
