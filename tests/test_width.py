@@ -60,6 +60,8 @@ def test_retrieval_tables_on_a_pipe_fit_80_columns(
         str(deep / "scored"),
     )
     assert "nDCG@10" in scored
+    # A table's note folds at 80 columns, not at the (narrower) table's width.
+    assert "\nCoverage: 35 of 35 gold queries answered by the run.\n" in scored
     for text in (made, scored, printed("report", str(deep / "scored"))):
         assert_folded(text)
 

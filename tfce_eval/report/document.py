@@ -115,8 +115,6 @@ def document_renderables(doc: Document) -> list[Any]:
             title=table.title or None,
             title_justify="left",
             box=box.SIMPLE_HEAD,
-            caption=table.note or None,
-            caption_justify="left",
         )
         for i, name in enumerate(table.columns):
             numeric = any(
@@ -130,6 +128,8 @@ def document_renderables(doc: Document) -> list[Any]:
         for row in _rows_text(table):
             rich_table.add_row(*row)
         parts.append(rich_table)
+        if table.note:  # under the table, folded at the console's width, not the table's
+            parts.append(Text(table.note))
     parts.extend(Text(note) for note in doc.notes)
     return [Trimmed(part) for part in parts]
 
