@@ -20,6 +20,7 @@ from tfce_eval.qa import (
 )
 from tfce_eval.qa.report import qa_document
 from tfce_eval.report.document import render_document
+from tfce_eval.scoring.options import MissingMode
 from tfce_eval.stats import mcnemar_exact_p, paired_randomization_p
 
 
@@ -168,7 +169,10 @@ def test_pairing_refused_for_other_datasets_and_items(
     assert data["rows"] == [] and "different datasets" in data["reason"]
     fewer = QaDataset("set.json", "set", DATA.items, sha256=DATA.sha256)
     score_outputs(
-        outputs(RAG_MC, RAG_TF, RAG_OPEN, True)[1:], fewer, out_dir=tmp_path / "f", missing="skip"
+        outputs(RAG_MC, RAG_TF, RAG_OPEN, True)[1:],
+        fewer,
+        out_dir=tmp_path / "f",
+        missing=MissingMode.SKIP,
     )
     doc = qa_document([closed, load_qa_run(tmp_path / "f")])
     rows = {r["category"]: r for r in doc.data["paired"]["rows"]}

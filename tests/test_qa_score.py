@@ -23,6 +23,7 @@ from tfce_eval.qa import (
     score_outputs_async,
     score_predictions,
 )
+from tfce_eval.scoring.options import MissingMode
 from tfce_eval.stats import wilson_interval
 
 RECORDS: list[dict[str, Any]] = [
@@ -194,7 +195,7 @@ def test_missing_items_count_or_skip(tmp_path: Path) -> None:
         "5 items have no output and count as request errors" in w and w.endswith(" and 2 more)")
         for w in counted.warnings
     )
-    skipped = score_outputs(outputs, data, out_dir=None, missing="skip")
+    skipped = score_outputs(outputs, data, out_dir=None, missing=MissingMode.SKIP)
     assert [r.id for r in skipped.records] == ["m1", "t1"]
     assert skipped.summary["answer_types"]["mc"]["accuracy"] == 1.0
     assert skipped.summary["missing_policy"] == "skip"

@@ -22,6 +22,7 @@ from tfce_eval.cli.options import (
     split_options,
     task_option,
 )
+from tfce_eval.scoring.options import MissingMode
 
 #: The word that scores a retrieval dataset's own retrieved_docs instead of a run file.
 DATASET_RUN = "dataset"
@@ -45,8 +46,8 @@ DATASET_RUN = "dataset"
 @judge_options
 @click.option(
     "--missing",
-    type=click.Choice(["count", "skip"]),
-    default="count",
+    type=click.Choice([str(m) for m in MissingMode]),
+    default=str(MissingMode.COUNT),
     show_default=True,
     help="Items the file lacks: count them as wrong (fc: no_call; qa: request_error) or skip them.",
 )
@@ -197,7 +198,7 @@ def _score_fc(
     from tfce_eval.dataset.load import load_dataset
     from tfce_eval.model import AnswerStyle
     from tfce_eval.report import FailureSource, RunView, write_run_reports
-    from tfce_eval.scoring.options import CheckMode, MissingMode, ScoreOptions
+    from tfce_eval.scoring.options import CheckMode, ScoreOptions
     from tfce_eval.scoring.score import score_outputs
 
     dataset = load_dataset(
@@ -276,7 +277,7 @@ def _score_qa(
         judge=judge,
         judge_name=judge.name if judge else None,
         k=o["k"],
-        missing=o["missing"],
+        missing=MissingMode(o["missing"]),
     )
     print_warnings(result.warnings)
     show_scored(out, qa_document([load_qa_run(out)]), result.summary, as_json)

@@ -18,7 +18,6 @@ import dataclasses
 import json
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +36,7 @@ from tfce_eval.qa.judge import (
 from tfce_eval.qa.predictions import PredictionReader, QaOutput, RetrievedChunk
 from tfce_eval.qa.records import ErrorType, QaScore, score_item
 from tfce_eval.qa.summary import summarise
+from tfce_eval.scoring.options import MissingMode
 from tfce_eval.scoring.writing import write_text_atomic
 from tfce_eval.words import counted
 
@@ -47,11 +47,8 @@ SCORES_NAME = "scores.jsonl"
 SUMMARY_NAME = "summary.json"
 
 
-class MissingPolicy(StrEnum):
-    """What an item without an output counts as."""
-
-    COUNT = "count"  # a request_error, counted wrong
-    SKIP = "skip"  # left out of every figure
+#: The name `tfce_eval.qa` exports: the one enum of `--missing`, shared with fc.
+MissingPolicy = MissingMode
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +158,7 @@ async def score_outputs_async(
     judge_name: str | None = None,
     retrieved: Mapping[str, Sequence[RetrievedChunk]] | None = None,
     k: int = 5,
-    missing: MissingPolicy | str = MissingPolicy.COUNT,
+    missing: MissingMode = MissingMode.COUNT,
     chunk_hit: bool | None = None,
     concurrency: int = 8,
     warnings: Sequence[str] = (),
@@ -178,7 +175,6 @@ async def score_outputs_async(
     none (a run file); `chunk_hit` says whether retrieved chunk ids are the gold's (None:
     yes when any top-k id is one). With `out_dir` None nothing is written.
     """
-    policy = MissingPolicy(missing)
     if judge is not None and not judge_name:
         raise UsageError("a judge needs its model name (judge_name): it keys the verdict cache")
     if k < 1:
@@ -194,7 +190,7 @@ async def score_outputs_async(
         record = scored.get(item_id)
         if record is None:
             absent.append(item_id)
-            if policy is MissingPolicy.SKIP:
+            if missing is MissingMode.SKIP:
                 continue
             record = score_item(
                 items[item_id], None, k=k, retrieved=lookup.get(item_id), evidence_scored=qasper
@@ -206,7 +202,7 @@ async def score_outputs_async(
     n_missing = len(absent)
     if n_missing:
         one = n_missing == 1
-        if policy is MissingPolicy.COUNT:
+        if missing is MissingMode.COUNT:
             verb = "counts as a request error" if one else "count as request errors"
         else:
             verb = "is left out" if one else "are left out"
@@ -245,7 +241,7 @@ async def score_outputs_async(
         judge=judge_info,
         chunks_comparable=comparable,
         missing=n_missing,
-        missing_policy=str(policy),
+        missing_policy=missing,
         warnings=notes,
         extra=extra() if callable(extra) else extra,
     )
@@ -304,7 +300,7 @@ def score_outputs(
     judge_name: str | None = None,
     retrieved: Mapping[str, Sequence[RetrievedChunk]] | None = None,
     k: int = 5,
-    missing: MissingPolicy | str = MissingPolicy.COUNT,
+    missing: MissingMode = MissingMode.COUNT,
     chunk_hit: bool | None = None,
     concurrency: int = 8,
     warnings: Sequence[str] = (),
@@ -338,7 +334,7 @@ def score_predictions(
     judge_name: str | None = None,
     retrieved: Mapping[str, Sequence[RetrievedChunk]] | None = None,
     k: int = 5,
-    missing: MissingPolicy | str = MissingPolicy.COUNT,
+    missing: MissingMode = MissingMode.COUNT,
     chunk_hit: bool | None = None,
     concurrency: int = 8,
 ) -> QaResult:

@@ -14,6 +14,7 @@ from typing import Any
 
 from tfce_eval.qa.items import AnswerType, QaDataset
 from tfce_eval.qa.records import ErrorType, QaScore
+from tfce_eval.scoring.options import MissingMode
 from tfce_eval.stats import proportion_block
 
 #: How every report names the lexical scores.
@@ -102,11 +103,12 @@ def summarise(
     judge: Mapping[str, Any] | None,
     chunks_comparable: bool,
     missing: int,
-    missing_policy: str,
+    missing_policy: MissingMode | str,
     warnings: Sequence[str] = (),
     extra: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The whole summary.json object of a scored run."""
+    """The whole summary.json object of a scored run. `missing_policy` is a MissingMode;
+    its text ("count") is taken too, as a summary recomputed from scores alone passes it."""
     by_type: dict[AnswerType, list[QaScore]] = {t: [] for t in AnswerType}
     for r in records:
         by_type[r.answer_type].append(r)
@@ -131,7 +133,7 @@ def summarise(
         },
         "items": len(records),
         "missing": missing,
-        "missing_policy": missing_policy,
+        "missing_policy": str(MissingMode(missing_policy)),
         "answer_types": answer_types,
         "overall": closed_block(closed) if closed else None,
         "by": {

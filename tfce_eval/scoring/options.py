@@ -20,11 +20,11 @@ class CheckMode(StrEnum):
 
 
 class MissingMode(StrEnum):
-    """Items of a scored category that the outputs file lacks (README "Scoring a file of
-    outputs")."""
+    """What an item the outputs lack counts as (`--missing`), for function calling and
+    question answering alike (README "Scoring a file of outputs")."""
 
-    COUNT = "count"  # wrong, as no_call
-    SKIP = "skip"  # left out of the denominator
+    COUNT = "count"  # wrong: fc as no_call, qa as a request_error
+    SKIP = "skip"  # left out of the denominator (qa: of every figure)
 
 
 @dataclass(frozen=True, slots=True)
