@@ -65,11 +65,13 @@ def print_document(document: Any) -> None:
 def write_document_reports(out_dir: Path, document: Any) -> str:
     """Write report.md and report.html of a Document; the line that says what was written."""
     from tfce_eval.report.document import render_document_html, render_document_markdown
+    from tfce_eval.scoring.rundir import REPORT_HTML, REPORT_MD, SCORES, SUMMARY
     from tfce_eval.scoring.writing import write_text_atomic
 
-    write_text_atomic(out_dir / "report.md", render_document_markdown(document))
-    write_text_atomic(out_dir / "report.html", render_document_html(document))
-    return fold(f"written to {out_dir}: scores.jsonl, summary.json, report.md, report.html")
+    write_text_atomic(out_dir / REPORT_MD, render_document_markdown(document))
+    write_text_atomic(out_dir / REPORT_HTML, render_document_html(document))
+    files = ", ".join((SCORES, SUMMARY, REPORT_MD, REPORT_HTML))
+    return fold(f"written to {out_dir}: {files}")
 
 
 def show_scored(out_dir: Path, document: Any, summary: Any, as_json: bool) -> None:

@@ -181,12 +181,10 @@ def _existing(file: str, task: str) -> Path:
 
 def _run_files(task: str) -> tuple[str, ...]:
     """The files a run of `task` writes that `score` reads, most likely first."""
-    from tfce_eval.scoring.rundir import OUTPUTS
+    from tfce_eval.scoring.rundir import OUTPUTS, RUN_TREC
 
     if task == "retrieval":
-        from tfce_eval.retrieval.bm25 import RUN_FILE
-
-        return (RUN_FILE,)
+        return (RUN_TREC,)
     return (OUTPUTS, "predictions.jsonl") if task == "qa" else (OUTPUTS,)
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,14 +36,14 @@ from tfce_eval.qa.predictions import PredictionReader, QaOutput, RetrievedChunk
 from tfce_eval.qa.records import ErrorType, QaScore, score_item
 from tfce_eval.qa.summary import summarise
 from tfce_eval.scoring.options import MissingMode
-from tfce_eval.scoring.writing import write_text_atomic
+from tfce_eval.scoring.rundir import SCORES, SUMMARY, write_scored
 from tfce_eval.words import counted
 
 #: Fields added to a summary: a mapping, or a callable giving one once the outputs are read.
 Extra = Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None
 
-SCORES_NAME = "scores.jsonl"
-SUMMARY_NAME = "summary.json"
+#: The names `tfce_eval.qa` exports for the files a score writes (scoring.rundir's).
+SCORES_NAME, SUMMARY_NAME = SCORES, SUMMARY
 
 
 #: The name `tfce_eval.qa` exports: the one enum of `--missing`, shared with fc.
@@ -246,7 +245,7 @@ async def score_outputs_async(
         extra=extra() if callable(extra) else extra,
     )
     if out is not None:
-        write_results(out, records, summary)
+        write_scored(out, (r.to_json() for r in records), summary)
     return QaResult(tuple(records), summary, out, tuple(notes))
 
 
@@ -266,16 +265,6 @@ async def _grade(
     for (index, _), result in zip(jobs, results, strict=True):
         graded[index] = result
     return graded
-
-
-def write_results(out_dir: Path, records: Sequence[QaScore], summary: Mapping[str, Any]) -> None:
-    """scores.jsonl and summary.json, each written atomically."""
-    # write_text_atomic makes the directory, and words any failure to (a DataError).
-    encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, check_circular=False)
-    lines = (encoder.encode(r.to_json()) + "\n" for r in records)
-    write_text_atomic(out_dir / SCORES_NAME, lines)
-    text = json.dumps(summary, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
-    write_text_atomic(out_dir / SUMMARY_NAME, text)
 
 
 def _run(scoring: Coroutine[Any, Any, QaResult]) -> QaResult:

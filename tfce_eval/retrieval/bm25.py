@@ -30,14 +30,12 @@ from tfce_eval.errors import DataError, UsageError
 from tfce_eval.retrieval.corpus import corpus_columns
 from tfce_eval.retrieval.dataset import RetrievalDataset
 from tfce_eval.retrieval.records import id_key
-from tfce_eval.scoring.writing import write_text_atomic
+from tfce_eval.scoring.rundir import RUN_JSON, RUN_TREC, write_text_atomic
 
 #: progress(stage, done, total): stages "hash", "read", "tokenize", "index", "search",
 #: "write", in that order ("read" to "index" only when the index is not cached).
 Progress = Callable[[str, int, int], None]
 
-RUN_FILE = "run.trec"
-META_FILE = "run.json"
 TAG = "tfce-bm25"
 K1 = 1.5
 B = 0.75
@@ -147,7 +145,7 @@ def retrieve(
     for qid in qids:
         for rank, (score, docid) in enumerate(ranked[qid], 1):
             lines.append(f"{qid} Q0 {docid} {rank} {score!r} {TAG}\n")
-    write_text_atomic(out / RUN_FILE, "".join(lines))
+    write_text_atomic(out / RUN_TREC, "".join(lines))
     meta: dict[str, Any] = {
         "method": method,
         "parameters": {"k": k, "k1": K1, "b": B, "variant": VARIANT, "candidates": candidates},
@@ -157,7 +155,7 @@ def retrieve(
         "queries": len(qids),
         "answered": sum(1 for q in qids if ranked[q]),
         "dataset": dataset.describe(),
-        "run": RUN_FILE,
+        "run": RUN_TREC,
         "cache": {"hit": hit, "path": str(index_dir)},
         "times": {
             "index_s": round(index_s, 3),
@@ -165,9 +163,9 @@ def retrieve(
             "total_s": round(time.perf_counter() - started, 3),
         },
     }
-    write_text_atomic(out / META_FILE, json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
+    write_text_atomic(out / RUN_JSON, json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
     tick("write", 1, 1)
-    return RetrieveResult(out / RUN_FILE, out / META_FILE, meta, hit, len(qids))
+    return RetrieveResult(out / RUN_TREC, out / RUN_JSON, meta, hit, len(qids))
 
 
 Index = tuple[Any, Any, list[str]]

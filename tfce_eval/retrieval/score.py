@@ -10,7 +10,6 @@ reads such a directory back for the reports, checking every field's type.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -22,10 +21,10 @@ from tfce_eval.retrieval.dataset import RetrievalDataset
 from tfce_eval.retrieval.measures import compute_measures, parse_measures
 from tfce_eval.retrieval.ranking import Run, count, first_ids
 from tfce_eval.retrieval.runs import read_run
-from tfce_eval.scoring.writing import write_text_atomic
+from tfce_eval.scoring.rundir import SCORES, SUMMARY, write_scored
 
-SCORES_FILE = "scores.jsonl"
-SUMMARY_FILE = "summary.json"
+#: The names retrieval's readers use for the files a score writes (scoring.rundir's).
+SCORES_FILE, SUMMARY_FILE = SCORES, SUMMARY
 
 #: Resamples of the bootstrap up to this many queries; above it, fewer (see resamples_for).
 FULL_RESAMPLES = 10_000
@@ -202,16 +201,5 @@ def score_run(
     }
     result = ScoredRun(run.name, Path(out_dir) if out_dir else None, summary, records)
     if out_dir is not None:
-        write_scored(result, Path(out_dir))
+        write_scored(Path(out_dir), (q.to_json() for q in records), summary)
     return result
-
-
-def write_scored(result: ScoredRun, out_dir: Path) -> None:
-    """scores.jsonl then summary.json, each written whole to a temporary file and renamed."""
-    # write_text_atomic makes the directory, and words any failure to (a DataError).
-    lines = "".join(
-        json.dumps(q.to_json(), ensure_ascii=False, allow_nan=False) + "\n" for q in result.queries
-    )
-    write_text_atomic(out_dir / SCORES_FILE, lines)
-    text = json.dumps(result.summary, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
-    write_text_atomic(out_dir / SUMMARY_FILE, text)

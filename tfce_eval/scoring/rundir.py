@@ -29,6 +29,7 @@ __all__ = [
     "REPORT_HTML",
     "REPORT_MD",
     "RUN_JSON",
+    "RUN_TREC",
     "SCORES",
     "SUMMARY",
     "AtomicLines",
@@ -43,6 +44,7 @@ __all__ = [
     "truncate_torn_tail",
     "write_json",
     "write_lines_atomic",
+    "write_scored",
     "write_scores",
     "write_text_atomic",
 ]
@@ -53,6 +55,7 @@ SUMMARY = "summary.json"
 RUN_JSON = "run.json"
 REPORT_MD = "report.md"
 REPORT_HTML = "report.html"
+RUN_TREC = "run.trec"  # a retrieval run (`retrieve`)
 #: Outputs files up to this size are kept parsed in memory while they are scored.
 KEEP_PARSED_BYTES = 8 * 1024 * 1024
 
@@ -96,6 +99,21 @@ def write_lines_atomic(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
 
 def write_scores(path: Path, records: Iterable[ScoreRecord]) -> None:
     write_lines_atomic(path, (r.to_json() for r in records))
+
+
+#: A retrieval or QA score's lines: strict JSON (never NaN) with JSON's own spacing.
+_SCORED_LINE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, check_circular=False)
+
+
+def write_scored(
+    out_dir: Path, rows: Iterable[Mapping[str, Any]], summary: Mapping[str, Any]
+) -> None:
+    """A retrieval or QA score's scores.jsonl (a row a line), then its summary.json, each
+    written whole to a temporary file and renamed into place."""
+    # write_text_atomic makes the directory, and words any failure to (a DataError).
+    write_text_atomic(out_dir / SCORES, (_SCORED_LINE.encode(row) + "\n" for row in rows))
+    text = json.dumps(summary, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    write_text_atomic(out_dir / SUMMARY, text)
 
 
 def read_json(path: Path) -> Any:
