@@ -34,6 +34,7 @@ from tfce_eval.errors import RunInterrupted, UsageError
 from tfce_eval.model import AnswerStyle
 from tfce_eval.providers.base import Mode, RequestOptions, ToolChoice
 from tfce_eval.scoring.options import CheckMode
+from tfce_eval.tasks import TaskKind
 
 if TYPE_CHECKING:
     from tfce_eval.dataset.load import Dataset
@@ -60,9 +61,9 @@ class _Temperature(click.ParamType[float | None]):
         return number
 
 
-def _task_data(data: Path | str | None) -> tuple[str, Path | None]:
+def _task_data(data: Path | str | None) -> tuple[TaskKind, Path | None]:
     """`--data` (a directory or builtin:NAME) as (task, directory); runs ask fc and qa."""
-    from tfce_eval.tasks import TaskKind, resolve_data
+    from tfce_eval.tasks import resolve_data
 
     ref = resolve_data(data)
     if ref.task is TaskKind.RETRIEVAL:
@@ -70,9 +71,9 @@ def _task_data(data: Path | str | None) -> tuple[str, Path | None]:
 
         if ref.path is not None and detect_layout(ref.path) is not None:
             # QASPER-RAG is a retrieval dataset that also has answers: ask its questions.
-            return "qa", ref.path
+            return TaskKind.QA, ref.path
         raise UsageError(f"--data {data}: a retrieval dataset; rank it with `tfce-eval retrieve`")
-    return str(ref.task), ref.path
+    return ref.task, ref.path
 
 
 @contextmanager
@@ -283,14 +284,14 @@ def run_command(
     again resumes: finished items are kept, failed requests are asked again. Stopped with
     Ctrl-C (exit 130) or SIGTERM (exit 143), a run saves what it has and says how to resume.
     """
-    from tfce_eval.run.config import RunConfig
+    from tfce_eval.run.config import Context, ContextSpec, RunConfig
     from tfce_eval.run.progress import make_progress
     from tfce_eval.run.retry import RetryPolicy
     from tfce_eval.run.runner import dump_request as request_for
     from tfce_eval.run.runner import run_eval
 
     task, data_dir = _task_data(data)
-    if task == "fc" and (context != "none" or judge):
+    if task is TaskKind.FC and (context != Context.NONE or judge):
         raise UsageError("--context and --judge are for question-answering datasets")
     config = RunConfig(
         model=model,
@@ -298,8 +299,7 @@ def run_command(
         data=data_dir,
         task=task,
         split=split,
-        context=context,
-        k=k,
+        context=ContextSpec.parse(context, k),
         corpus=Path(corpus) if corpus else None,
         cache_dir=cache_dir,
         judge=judge,
@@ -350,7 +350,7 @@ def run_command(
     if as_json:
         click.echo(json.dumps(result.score.summary, ensure_ascii=False, indent=2))
         return
-    if task == "qa":
+    if task is TaskKind.QA:
         _print_qa_result(result)
         return
     _print_result(result)

@@ -23,6 +23,7 @@ from tfce_eval.cli.options import (
     task_option,
 )
 from tfce_eval.scoring.options import MissingMode
+from tfce_eval.tasks import TaskKind
 
 #: The word that scores a retrieval dataset's own retrieved_docs instead of a run file.
 DATASET_RUN = "dataset"
@@ -62,7 +63,7 @@ def score_command(file: str, out_dir: Path | None, as_json: bool, **options: Any
     """Score FILE: fc outputs (JSON Lines {"id", and calls, tool_calls, content,
     text or result}), qa predictions ({"id", "response" or "answer"}), or a retrieval
     run (TREC `qid Q0 docid rank score tag`, JSON Lines, JSON; or the word `dataset`)."""
-    from tfce_eval.tasks import TaskKind, resolve_data
+    from tfce_eval.tasks import resolve_data
 
     task = TaskKind(options["task"]) if options["task"] else None
     ref = resolve_data(options["data"], task)
@@ -85,17 +86,17 @@ def score_command(file: str, out_dir: Path | None, as_json: bool, **options: Any
 _PEEK = 1 << 20
 #: Per task: what its dataset is called, what `score` reads for it, and in what form.
 _WANTS = {
-    "fc": (
+    TaskKind.FC: (
         "function-calling",
         "function-calling outputs",
         'its items\' outputs (JSON Lines with "id" and "calls", "tool_calls", "content" or "text")',
     ),
-    "qa": (
+    TaskKind.QA: (
         "question-answering",
         "QA predictions",
         'predictions for its questions (JSON Lines with "id" and "response" or "answer")',
     ),
-    "retrieval": (
+    TaskKind.RETRIEVAL: (
         "retrieval",
         "a retrieval run",
         "a run of its queries (TREC `qid Q0 docid rank score tag`, JSON Lines or JSON)",
@@ -103,11 +104,11 @@ _WANTS = {
 }
 
 
-def _refuse_another_tasks_file(path: Path, task: str, data: Path | None) -> None:
+def _refuse_another_tasks_file(path: Path, task: TaskKind, data: Path | None) -> None:
     """A file that is surely another task's (by its first line) stops the score with a
     message saying whose it is and what the dataset wants, not a puzzle about its lines."""
     found = _first_line_task(path)
-    if found is None or found[0] == task:
+    if found is None or found[0] is task:
         return
     from tfce_eval.errors import DataError
 
@@ -122,7 +123,7 @@ def _refuse_another_tasks_file(path: Path, task: str, data: Path | None) -> None
     raise DataError(message, path=str(path), line=line, hint=hint)
 
 
-def _first_line_task(path: Path) -> tuple[str, str, int] | None:
+def _first_line_task(path: Path) -> tuple[TaskKind, str, int] | None:
     """(task, what the file is, line) when the first non-blank line is surely another
     task's: a TREC run or a retrieval run's JSON line, fc outputs (an id and an answer
     key) or QA predictions (an id and a response or answer); None when unsure."""
@@ -140,7 +141,7 @@ def _first_line_task(path: Path) -> tuple[str, str, int] | None:
         return None
     fields = raw.decode("utf-8", "replace").split()
     if len(fields) == 6 and fields[1] in ("Q0", "0") and fields[3].isdigit():
-        return "retrieval", "a TREC run", number
+        return TaskKind.RETRIEVAL, "a TREC run", number
     try:
         record = parse_json(raw)
     except JsonRefused:
@@ -148,21 +149,25 @@ def _first_line_task(path: Path) -> tuple[str, str, int] | None:
     if not isinstance(record, dict):
         return None
     if {"query_id", "corpus_id"} <= record.keys() or {"qid", "docids"} <= record.keys():
-        return "retrieval", "a retrieval run (JSON Lines)", number
+        return TaskKind.RETRIEVAL, "a retrieval run (JSON Lines)", number
     item_id = record.get("id", record.get("question_id"))
     if not isinstance(item_id, str | int) or isinstance(item_id, bool):
         return None  # a JSON run {qid: {docid: score}} maps every key to an object
     fc = any(key in record for key in ANSWER_KEYS if key != "raw")
     qa = "response" in record or "answer" in record
     if fc and not qa and "id" in record:
-        return "fc", "function-calling outputs (JSON Lines of items with an id and calls)", number
+        return (
+            TaskKind.FC,
+            "function-calling outputs (JSON Lines of items with an id and calls)",
+            number,
+        )
     if qa and not fc:
         what = "QA predictions (JSON Lines of items with an id and a response or answer)"
-        return "qa", what, number
+        return TaskKind.QA, what, number
     return None
 
 
-def _existing(file: str, task: str) -> Path:
+def _existing(file: str, task: TaskKind) -> Path:
     """FILE as a path; DataError when it is not a file, naming the file a run of `task`
     writes when FILE is a run directory that holds one."""
     path = Path(file)
@@ -179,13 +184,13 @@ def _existing(file: str, task: str) -> Path:
     raise DataError("no such file" if not path.exists() else "is not a file", path=file, hint=hint)
 
 
-def _run_files(task: str) -> tuple[str, ...]:
+def _run_files(task: TaskKind) -> tuple[str, ...]:
     """The files a run of `task` writes that `score` reads, most likely first."""
     from tfce_eval.scoring.rundir import OUTPUTS, RUN_TREC
 
-    if task == "retrieval":
+    if task is TaskKind.RETRIEVAL:
         return (RUN_TREC,)
-    return (OUTPUTS, "predictions.jsonl") if task == "qa" else (OUTPUTS,)
+    return (OUTPUTS, "predictions.jsonl") if task is TaskKind.QA else (OUTPUTS,)
 
 
 def _score_fc(

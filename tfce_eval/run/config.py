@@ -1,15 +1,56 @@
-"""What a run is given (`RunConfig`, built by the command line) and what it returns."""
+"""What a run is given (`RunConfig`, built by the command line, with its parsed `--context`)
+and what it returns."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from tfce_eval.errors import UsageError
 from tfce_eval.model import AnswerStyle, Category, Policy
 from tfce_eval.providers import Mode, RequestOptions
 from tfce_eval.run.retry import RetryPolicy
 from tfce_eval.scoring.options import CheckMode
+from tfce_eval.tasks import TaskKind
+
+
+class Context(StrEnum):
+    """What the model is shown besides the question (`--context`)."""
+
+    NONE = "none"  # closed-book
+    GOLD = "gold"  # the item's own source passage: the upper bound
+    BM25 = "bm25"  # the top k chunks of BM25 over a corpus
+    RUN = "run"  # the top k chunks of a retrieval run file
+
+
+@dataclass(frozen=True, slots=True)
+class ContextSpec:
+    """`--context none|gold|bm25|run:FILE` with `--k` and the corpus it reads."""
+
+    kind: Context
+    k: int = 5
+    run_file: Path | None = None
+
+    @classmethod
+    def parse(cls, text: str, k: int) -> ContextSpec:
+        if text.startswith("run:"):
+            path = Path(text[4:])
+            if not path.is_file():
+                raise UsageError(f"--context {text}: no such run file")
+            return cls(Context.RUN, k, path)
+        try:
+            return cls(Context(text), k)
+        except ValueError:
+            raise UsageError(f"--context {text!r}: choose none, gold, bm25 or run:FILE") from None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "context": str(self.kind),
+            "k": self.k if self.kind in (Context.BM25, Context.RUN) else None,
+            "run_file": None if self.run_file is None else str(self.run_file),
+        }
 
 
 @dataclass(frozen=True)
@@ -38,11 +79,10 @@ class RunConfig:
     exec_timeout_s: float = 5.0
     force: bool = False
     resume_command: str | None = None  # lines shown under the message when interrupted
-    # Question answering (task "qa"): the split, the context and the judge of open answers.
-    task: str = "fc"
+    # Question answering (task qa): the split, the context and the judge of open answers.
+    task: TaskKind = TaskKind.FC
     split: str | None = None
-    context: str = "none"  # none, gold, bm25 or run:FILE
-    k: int = 5
+    context: ContextSpec = ContextSpec(Context.NONE)  # --context with --k, parsed
     corpus: Path | None = None
     cache_dir: Path | None = None  # where BM25 indexes are kept
     judge: str | None = None

@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -38,45 +37,9 @@ from tfce_eval.qa import (
 )
 from tfce_eval.retrieval import detect_layout, load_retrieval, read_run, retrieve
 from tfce_eval.run.asking import tries
+from tfce_eval.run.config import Context, ContextSpec
 from tfce_eval.schema.wire import name_map
 from tfce_eval.tasks.load import chunk_texts
-
-
-class Context(StrEnum):
-    """What the model is shown besides the question (`--context`)."""
-
-    NONE = "none"  # closed-book
-    GOLD = "gold"  # the item's own source passage: the upper bound
-    BM25 = "bm25"  # the top k chunks of BM25 over a corpus
-    RUN = "run"  # the top k chunks of a retrieval run file
-
-
-@dataclass(frozen=True, slots=True)
-class ContextSpec:
-    """`--context none|gold|bm25|run:FILE` with `--k` and the corpus it reads."""
-
-    kind: Context
-    k: int = 5
-    run_file: Path | None = None
-
-    @classmethod
-    def parse(cls, text: str, k: int) -> ContextSpec:
-        if text.startswith("run:"):
-            path = Path(text[4:])
-            if not path.is_file():
-                raise UsageError(f"--context {text}: no such run file")
-            return cls(Context.RUN, k, path)
-        try:
-            return cls(Context(text), k)
-        except ValueError:
-            raise UsageError(f"--context {text!r}: choose none, gold, bm25 or run:FILE") from None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "context": str(self.kind),
-            "k": self.k if self.kind in (Context.BM25, Context.RUN) else None,
-            "run_file": None if self.run_file is None else str(self.run_file),
-        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,15 +16,20 @@ from typing import Any
 from tfce_eval.errors import UsageError
 from tfce_eval.providers import Mode
 from tfce_eval.providers.registry import make_provider
-from tfce_eval.qa import AnswerType, QaDataset, QaResult, check_judge, score_outputs
+from tfce_eval.qa import (
+    AnswerType,
+    ErrorType,
+    QaDataset,
+    QaResult,
+    check_judge,
+    score_outputs,
+)
 from tfce_eval.retrieval import default_cache_dir
-from tfce_eval.run.config import RunConfig, RunResult
+from tfce_eval.run.config import Context, RunConfig, RunResult
 from tfce_eval.run.driver import Plan, drive, run_identity
 from tfce_eval.run.judge import ProviderJudge
 from tfce_eval.run.progress import ProgressSink
 from tfce_eval.run.qa import (
-    Context,
-    ContextSpec,
     QaAsker,
     QaRequest,
     build_requests,
@@ -33,6 +38,7 @@ from tfce_eval.run.qa import (
     read_outputs,
 )
 from tfce_eval.scoring.rundir import RunDir
+from tfce_eval.tasks import TaskKind
 from tfce_eval.tasks.load import load_qa_dataset
 
 ANSWER_TYPE_ORDER = (AnswerType.MC, AnswerType.TF, AnswerType.OPEN)
@@ -77,7 +83,7 @@ def _answer_types(dataset: QaDataset, ids: list[str]) -> tuple[str, ...]:
 
 def _settings(config: RunConfig) -> dict[str, Any]:
     return {
-        "task": "qa",
+        "task": str(TaskKind.QA),
         "split": config.split,
         "corpus": None if config.corpus is None else str(config.corpus),
         "judge": config.judge,
@@ -99,7 +105,7 @@ def run_qa_locked(config: RunConfig, run_dir: RunDir, progress: ProgressSink | N
     """The QA run, its directory already locked (see runner.run_eval)."""
     if config.mode not in (Mode.FC, Mode.PROMPT):
         raise UsageError(f"--mode {config.mode}: a QA run is fc or prompt")
-    spec = ContextSpec.parse(config.context, config.k)
+    spec = config.context
     dataset = load_qa(config)
     ids = select_qa_ids(dataset, config)
     judge = make_judge(config)  # refused before anything is asked when it is the model
@@ -136,7 +142,7 @@ def run_qa_locked(config: RunConfig, run_dir: RunDir, progress: ProgressSink | N
                 }
             },
         )
-        errors = sum(1 for r in result.records if str(r.error_type) == "request_error")
+        errors = sum(1 for r in result.records if r.error_type is ErrorType.REQUEST_ERROR)
         return result, errors
 
     notes: tuple[str, ...] = ()
@@ -163,7 +169,7 @@ def dump_qa_request(config: RunConfig, item_id: str) -> dict[str, Any]:
     dataset = load_qa(config)
     if item_id not in {item.id for item in dataset.items}:
         raise UsageError(f"--dump-request: no item {item_id!r} in the dataset")
-    spec = ContextSpec.parse(config.context, config.k)
+    spec = config.context
     corpus = config.corpus or (default_corpus(config.data) if config.data else None)
     with tempfile.TemporaryDirectory() as work:
         request = build_requests(

@@ -26,6 +26,7 @@ from tfce_eval.run.qa_run import dump_qa_request, run_qa_locked
 from tfce_eval.scoring.options import ScoreOptions
 from tfce_eval.scoring.rundir import RunDir
 from tfce_eval.scoring.score import ScoreResult, score_outputs
+from tfce_eval.tasks import TaskKind
 
 
 def select_ids(dataset: Dataset, config: RunConfig) -> list[str]:
@@ -81,15 +82,14 @@ def run_directory(config: RunConfig) -> Path:
         return config.out / checked_run_name(config.run_name)
     spec, name = parse_model(config.model)
     default = default_run_name(spec.name, name, config.mode)
-    if config.task == "qa":  # a QA run is named by its task and context too
-        context = config.context.partition(":")[0]
-        default = f"{default}-qa-{context}"
+    if config.task is TaskKind.QA:  # a QA run is named by its task and context too
+        default = f"{default}-{config.task}-{config.context.kind}"
     return config.out / default
 
 
 def dump_request(config: RunConfig, item_id: str) -> dict[str, Any]:
     """The exact request `run` would send for one item (key redacted). Sends nothing."""
-    if config.task == "qa":
+    if config.task is TaskKind.QA:
         return dump_qa_request(config, item_id)
     dataset = _load(config)
     if item_id not in dataset:
@@ -141,7 +141,7 @@ def run_eval(
     """
     run_dir = RunDir(run_directory(config))
     with RunLock(run_dir.path):
-        if config.task == "qa":
+        if config.task is TaskKind.QA:
             return run_qa_locked(config, run_dir, progress)
         return _run_locked(config, run_dir, progress, write_reports)
 
