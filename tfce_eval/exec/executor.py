@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from tfce_eval.errors import DataError
 from tfce_eval.exec.judge import ground_truth_failure, judge_item
-from tfce_eval.exec.names import check_name
+from tfce_eval.exec.names import Resolution, check_name
 from tfce_eval.exec.records import ExecOptions, ExecOutcome, ExecVerdict
 from tfce_eval.model import Call, Item
 
@@ -38,6 +38,18 @@ if TYPE_CHECKING:
 
 #: Outcomes remembered per executor (functions are pure, so a call's result never changes).
 _CACHE_LIMIT = 20_000
+
+
+def _resolution(reply: Reply) -> tuple[Resolution, str]:
+    """A worker's reply to `resolve` as (status, why); a reply that is no such answer is
+    BROKEN (the name cannot be looked up)."""
+    if reply.ok and isinstance(reply.value, dict):
+        try:
+            status = Resolution(reply.value.get("status", Resolution.MISSING))
+        except ValueError:
+            return Resolution.BROKEN, f"the worker answered {reply.value.get('status')!r}"
+        return status, str(reply.value.get("message", ""))
+    return Resolution.BROKEN, reply.error or "cannot be looked up"
 
 
 class Executor:
@@ -58,7 +70,7 @@ class Executor:
         self.options = options
         self._lock = threading.RLock()
         self._pool: WorkerPool | None = None
-        self._resolved: dict[str, tuple[str, str]] = {}
+        self._resolved: dict[str, tuple[Resolution, str]] = {}
         self._signatures: dict[str, ExecOutcome] = {}
         self._cache: dict[bytes, ExecOutcome] = {}
 
@@ -98,21 +110,16 @@ class Executor:
                 )
             return self._pool.request(payloads)
 
-    def resolution(self, name: str) -> tuple[str, str]:
-        """(`ok` | `missing` | `broken`, why). `broken`: the module exists but cannot be run."""
+    def resolution(self, name: str) -> tuple[Resolution, str]:
+        """(OK | MISSING | BROKEN, why). BROKEN: the module exists but cannot be run."""
         with self._lock:
             if name not in self._resolved:
                 problem = check_name(name)
                 if problem is not None:
-                    self._resolved[name] = ("missing", problem)
+                    self._resolved[name] = (Resolution.MISSING, problem)
                 else:
                     payload = json.dumps({"op": "resolve", "name": name}).encode()
-                    reply = self._request([payload])[0]
-                    if reply.ok and isinstance(reply.value, dict):
-                        status = str(reply.value.get("status", "missing"))
-                        self._resolved[name] = (status, str(reply.value.get("message", "")))
-                    else:
-                        self._resolved[name] = ("broken", reply.error or "cannot be looked up")
+                    self._resolved[name] = _resolution(self._request([payload])[0])
             return self._resolved[name]
 
     def implemented(self, name: str) -> bool:
@@ -121,7 +128,7 @@ class Executor:
         A function whose module exists but fails to import counts as implemented, so that
         its calls fail loudly instead of the item being silently left out.
         """
-        return self.resolution(name)[0] != "missing"
+        return self.resolution(name)[0] is not Resolution.MISSING
 
     def signature(self, name: str) -> ExecOutcome:
         """The implementation's parameters: `{"params": [...], "file": ..., "line": ...}`."""

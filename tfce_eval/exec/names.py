@@ -1,4 +1,5 @@
-"""Which function names may be looked up in a functions directory at all.
+"""Which function names may be looked up in a functions directory at all, and what a look-up
+found.
 
 Pure and small: the harness asks it before sending a name to a worker, and the worker asks
 it again before importing anything.
@@ -8,6 +9,17 @@ from __future__ import annotations
 
 import keyword
 import re
+from enum import StrEnum
+
+
+class Resolution(StrEnum):
+    """What looking a function up in a functions directory found. A worker sends it to the
+    harness as its text (the `status` of a `resolve` reply)."""
+
+    OK = "ok"  # defined there, a function: it can be run
+    MISSING = "missing"  # not implemented there
+    BROKEN = "broken"  # its module is there but cannot be imported
+
 
 _NAME_PART = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from tfce_eval.errors import DataError
 from tfce_eval.exec.executor import Executor
 from tfce_eval.exec.judge import expected_variants
+from tfce_eval.exec.names import Resolution
 from tfce_eval.exec.records import ExecOptions, ExecOutcome
 from tfce_eval.model import Call, Finding, FunctionDoc, Item, Level, render_call
 from tfce_eval.schema.equality import values_equal
@@ -118,15 +119,15 @@ def exec_findings(dataset: Dataset, options: ExecOptions) -> list[Finding]:
                         continue
                     seen_docs.add(key)
                     status, why = executor.resolution(doc.name)
-                    if status == "broken" and doc.name not in seen_broken:
+                    if status is Resolution.BROKEN and doc.name not in seen_broken:
                         seen_broken.add(doc.name)
                         add(Level.ERROR, f"function {doc.name} cannot be run: {why}", item)
-                    if status != "ok":
+                    if status is not Resolution.OK:
                         continue
                     for level, message in doc_problems(doc, executor.signature(doc.name)):
                         add(level, message, item)
                 for j, expected in enumerate(item.expected):
-                    if executor.resolution(expected.name)[0] == "ok":
+                    if executor.resolution(expected.name)[0] is Resolution.OK:
                         arguments = expected_variants(expected, item.function(expected.name))[0]
                         jobs.append((item, j, Call(expected.name, arguments)))
             outcomes = executor.run([call for _, _, call in jobs])

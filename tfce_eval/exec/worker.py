@@ -36,7 +36,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from tfce_eval.exec.names import check_name
+from tfce_eval.exec.names import Resolution, check_name
 from tfce_eval.exec.results import MAX_RESULT_BYTES, ResultTooLarge, size_error, to_json_like
 from tfce_eval.exec.sandbox import (
     become_subreaper,
@@ -117,24 +117,24 @@ class FunctionsPackage:
             Path(p).resolve().is_relative_to(self.directory) for p in places
         )
 
-    def _locate(self, parts: Sequence[str]) -> tuple[str, str] | None:
+    def _locate(self, parts: Sequence[str]) -> tuple[Resolution, str] | None:
         """(status, message) when the module `parts` names may not be imported: it is not in
         the directory, or its file (or a parent package) lies outside it. Nothing is run."""
         locations: list[str] | None = [str(self.directory)]
         for i in range(len(parts)):
             dotted = ".".join(parts[: i + 1])
             if locations is None:
-                return "missing", f"there is no module {dotted} in the functions directory"
+                return Resolution.MISSING, f"there is no module {dotted} in the functions directory"
             spec = importlib.machinery.PathFinder.find_spec(f"{self.package}.{dotted}", locations)
             if spec is None:
-                return "missing", f"there is no module {dotted} in the functions directory"
+                return Resolution.MISSING, f"there is no module {dotted} in the functions directory"
             places = list(spec.submodule_search_locations or [])
             if spec.origin and spec.has_location:
                 places.append(spec.origin)
             if not places or not all(
                 Path(p).resolve().is_relative_to(self.directory) for p in places
             ):
-                return "missing", f"module {dotted} is outside the functions directory"
+                return Resolution.MISSING, f"module {dotted} is outside the functions directory"
             locations = list(spec.submodule_search_locations or []) or None
         return None
 
@@ -142,11 +142,11 @@ class FunctionsPackage:
         origin = getattr(func, "__module__", None) or ""
         return origin == self.package or origin.startswith(self.package + ".")
 
-    def resolve(self, name: str) -> tuple[str, str, Callable[..., Any] | None]:
-        """(status, message, function): status `ok`, `missing` (not implemented) or `broken`."""
+    def resolve(self, name: str) -> tuple[Resolution, str, Callable[..., Any] | None]:
+        """(status, message, function); the function only when the status is OK."""
         problem = check_name(name)
         if problem is not None:
-            return "missing", problem, None
+            return Resolution.MISSING, problem, None
         *path, attr = name.split(".")
         module = self.module
         if path:
@@ -163,37 +163,41 @@ class FunctionsPackage:
                 absent = exc.name or ""
                 if absent.startswith(self.package + ".") and (full + ".").startswith(absent + "."):
                     return (
-                        "missing",
+                        Resolution.MISSING,
                         f"there is no module {dotted} in the functions directory",
                         None,
                     )
                 return (
-                    "broken",
+                    Resolution.BROKEN,
                     f"module {dotted} cannot be imported: {describe_exception(exc)}",
                     None,
                 )
             except BaseException as exc:  # SystemExit or worse at import: the module's fault
                 return (
-                    "broken",
+                    Resolution.BROKEN,
                     f"module {dotted} cannot be imported: {describe_exception(exc)}",
                     None,
                 )
             if not self._inside(module):
-                return "missing", f"module {dotted} is outside the functions directory", None
+                return (
+                    Resolution.MISSING,
+                    f"module {dotted} is outside the functions directory",
+                    None,
+                )
         where = f"module {'.'.join(path)}" if path else "the functions package"
         obj = vars(module).get(attr)
         if obj is None:
-            return "missing", f"{name} is not defined in {where}", None
+            return Resolution.MISSING, f"{name} is not defined in {where}", None
         if not inspect.isfunction(obj):
-            return "missing", f"{name} is not a function", None
+            return Resolution.MISSING, f"{name} is not a function", None
         if not self._owns(obj):
-            return "missing", f"{name} is not defined in the functions directory", None
-        return "ok", "", obj
+            return Resolution.MISSING, f"{name} is not defined in the functions directory", None
+        return Resolution.OK, "", obj
 
     def call(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
         status, message, func = self.resolve(name)
         if func is None:
-            if status == "missing":
+            if status is Resolution.MISSING:
                 return _error(f"is not implemented: {message}")
             return _error(f"cannot be run: {message}")
         kwargs = _drop_nulls(func, arguments)
