@@ -12,9 +12,9 @@ import asyncio
 import random
 
 from tfce_eval.providers import Provider, RequestOptions
-from tfce_eval.providers.base import ErrorKind, message_text
+from tfce_eval.providers.base import Response, message_text
 from tfce_eval.qa import QaItem, judge_prompt
-from tfce_eval.run.retry import RetryPolicy, retry_delay
+from tfce_eval.run.retry import GaveUp, RetryPolicy, with_retries
 
 
 class JudgeFailed(Exception):
@@ -44,15 +44,12 @@ class ProviderJudge:
         body = self.provider.build_chat(
             [{"role": "user", "content": judge_prompt(item, response)}], self.options
         )
-        attempt = 0
-        while True:
-            try:
-                reply = await asyncio.wait_for(self.provider.send(body), self.timeout_s)
-            except Exception as exc:  # the provider classifies every failure of `send`
-                error = self.provider.classify(exc)
-                attempt += 1
-                if error.kind is not ErrorKind.RETRYABLE or attempt > self.retry.max_retries:
-                    raise JudgeFailed(error.message) from None
-                await asyncio.sleep(retry_delay(self.retry, attempt, error.retry_after, self._rng))
-                continue
-            return message_text(self.provider.to_decoder_input(reply.body))
+
+        async def send() -> Response:
+            return await asyncio.wait_for(self.provider.send(body), self.timeout_s)
+
+        try:
+            reply = await with_retries(send, self.provider.classify, self.retry, self._rng)
+        except GaveUp as gave_up:
+            raise JudgeFailed(gave_up.error.message) from None
+        return message_text(self.provider.to_decoder_input(reply.body))
