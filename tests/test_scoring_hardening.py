@@ -400,12 +400,13 @@ def test_reports_that_cannot_be_written_leave_no_stale_ones(
     tmp_path: Path, perfect: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert run_cli("score", str(perfect), "--check", "ast").exit_code == 0
-    import tfce_eval.report as report
+    import tfce_eval.scoring.rundir as rundir
 
     def full(path: Path, text: str) -> None:
         raise DataError("cannot write the result files here (No space left on device)")
 
-    monkeypatch.setattr(report, "write_text_atomic", full)
+    # The reports take their writer from scoring.rundir when they are written.
+    monkeypatch.setattr(rundir, "write_text_atomic", full)
     lines = perfect.read_text(encoding="utf-8").splitlines()
     perfect.write_text("\n".join(lines[1:]) + "\n", encoding="utf-8")
     one_line_error(run_cli("score", str(perfect), "--check", "ast"))
