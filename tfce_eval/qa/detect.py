@@ -7,11 +7,11 @@ pick the task kind of a `--data` path cheaply: a record of a Telco-Retrieve spli
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from tfce_eval.errors import DataError
+from tfce_eval.jsonl import JsonRefused, parse_json
 from tfce_eval.qa.loader import split_files
 
 #: How much of a JSON split file is looked at.
@@ -35,15 +35,15 @@ def is_telco_dataset(path: str | Path) -> bool:
     first = next(iter(files.values()))
     try:
         with first.open("rb") as handle:
-            head = handle.read(_PEEK).decode("utf-8-sig", errors="replace")
+            raw = handle.read(_PEEK)
     except OSError:
         return False
-    line = head.split("\n", 1)[0]
     try:
-        record = json.loads(line)
-    except (json.JSONDecodeError, RecursionError):
+        record = parse_json(raw.split(b"\n", 1)[0])
+    except JsonRefused:
         record = None
     if isinstance(record, dict) and all(key in record for key in _KEYS):
         return True
     # A JSON document: a record's keys near its start.
+    head = raw.decode("utf-8", errors="replace")
     return all(pattern.search(head) for pattern in _QUOTED)

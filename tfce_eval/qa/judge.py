@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Protocol
 
 from tfce_eval.errors import UsageError
+from tfce_eval.jsonl import parse_json
 from tfce_eval.qa.extract import clean_response
 from tfce_eval.qa.items import QaItem
 
@@ -181,13 +182,13 @@ class VerdictCache:
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
+                rec = parse_json(line)  # a JsonRefused is a ValueError
                 key = VerdictKey(
                     str(rec["id"]), rec["response_sha256"], rec["judge"], rec["prompt_sha256"]
                 )
                 grade = Grade(rec["grade"]) if rec["grade"] is not None else None
                 self._verdicts[key] = Verdict(grade, str(rec.get("raw", "")))
-            except (ValueError, KeyError, TypeError, RecursionError):
+            except (ValueError, KeyError, TypeError):
                 self.torn += 1
 
     def __len__(self) -> int:

@@ -12,12 +12,12 @@ record of a JSON document has no line of its own: its findings name it in the pa
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import DataError, UsageError
+from tfce_eval.jsonl import JsonLines, JsonRefused, parse_json, read_document
 from tfce_eval.model import Finding, Level
 from tfce_eval.qa.items import (
     AnswerType,
@@ -105,30 +105,29 @@ class _Source:
     def problem(self, line: int | None, message: str, hint: str) -> None:
         self.problems.append(Finding(Level.ERROR, message, self.where, line, hint=hint))
 
+    def problem_of(self, refused: JsonRefused, fix: str) -> None:
+        """What kept a line (or the document) from being JSON, at its line."""
+        self.problem(refused.line, refused.at_column("not JSON"), refused.fix(fix))
+
     def records(self) -> Iterator[tuple[int | None, Any]]:
         try:
             if self.path.suffix.lower() == ".json":
-                data = self.path.read_bytes()
+                data = read_document(self.path)
                 self.sha256 = hashlib.sha256(data).hexdigest()
+                fix = "repair the JSON (an object with a questions list, or JSON Lines)"
                 try:
-                    doc = json.loads(data.decode("utf-8-sig"))
-                except json.JSONDecodeError as exc:
-                    if exc.msg != "Extra data":
-                        fix = "repair the JSON (an object with a questions list, or JSON Lines)"
-                        self.problem(exc.lineno, f"not JSON: {exc.msg}", fix)
-                        return
-                    yield from self._lines()
-                    return
-                except RecursionError:
-                    self.problem(None, "JSON nested too deeply", "repair the file")
+                    doc = parse_json(data, hint=fix)
+                except JsonRefused as exc:
+                    if exc.reason == "Extra data":  # a value, then more: JSON Lines
+                        yield from self._lines()
+                    else:
+                        self.problem_of(exc, fix)
                     return
                 yield from self._document(doc)
             else:
                 yield from self._lines()
-        except UnicodeDecodeError as exc:
-            self.problem(None, f"not UTF-8 ({exc.reason})", "save it as UTF-8")
-        except OSError as exc:
-            self.problem(None, f"cannot read: {exc.strerror}", "check the path")
+        except DataError as exc:  # the file cannot be read
+            self.problem(exc.line, exc.message, exc.hint or "check the path")
 
     def _document(self, doc: Any) -> Iterator[tuple[int | None, Any]]:
         if isinstance(doc, dict) and isinstance(doc.get("questions"), list):
@@ -142,25 +141,13 @@ class _Source:
             yield None, raw
 
     def _lines(self) -> Iterator[tuple[int | None, Any]]:
-        digest = hashlib.sha256()
-        with self.path.open("rb") as handle:
-            for number, raw in enumerate(handle, start=1):
-                digest.update(raw)
-                try:
-                    line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-                except UnicodeDecodeError as exc:
-                    self.problem(number, f"not UTF-8 ({exc.reason})", "save it as UTF-8")
-                    continue
-                if not line.strip():
-                    continue
-                try:
-                    yield number, json.loads(line)
-                except json.JSONDecodeError as exc:
-                    fix = "each line must be one JSON object (a record)"
-                    self.problem(number, f"not JSON: {exc.msg}", fix)
-                except RecursionError:
-                    self.problem(number, "JSON nested too deeply", "repair the line")
-        self.sha256 = digest.hexdigest()
+        lines = JsonLines(self.path)
+        for number, value, refused in lines.entries():
+            if refused is None:
+                yield number, value
+            else:
+                self.problem_of(refused, "each line must be one JSON object (a record)")
+        self.sha256 = lines.digest()
 
 
 def _text(value: Any) -> str:

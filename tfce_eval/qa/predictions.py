@@ -6,27 +6,30 @@ true/false or text>}`, with optional `"retrieved": [{"chunk_id", "source", "scor
 (rank order; plain chunk ids also do), `"evidence": [chunk ids]` (QASPER's cited
 paragraphs), `"context"` and `"error"` (the request failed: a request error).
 
-The file is data from elsewhere, so it is read within bounds: a line longer than 1 MB or
-nested deeper than 64 levels is refused with one clear line, as is a line that is not a
-JSON object, an id the dataset lacks, or a line with neither a response nor an answer.
-An id given twice warns; the later line counts.
+The file is data from elsewhere, so it is read within bounds (`LIMITS`, by the one JSON
+reader, `tfce_eval.jsonl`): a line longer than 1 MB, nested deeper than 64 levels or with
+an integer beyond Python's digit limit is refused with one clear line, as is a line that is
+not a JSON object, an id the dataset lacks, or a line with neither a response nor an answer.
+An id given twice warns; the later line counts. A last line without its line end that is
+not JSON (what a run stopped mid-write leaves) is left out with a warning naming it, and the
+item it held counts as missing.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import DataError
+from tfce_eval.jsonl import JsonLimits, JsonLines, JsonRefused, torn_line_warning
 from tfce_eval.words import counted
 
-#: The longest line read (bytes), and the deepest nesting accepted.
-MAX_LINE = 1 << 20
-MAX_DEPTH = 64
+#: The bounds of one line: its length in bytes, and how deeply it may nest.
+LIMITS = JsonLimits(max_bytes=1 << 20, max_depth=64)
+MAX_LINE = LIMITS.max_bytes
+MAX_DEPTH = LIMITS.max_depth
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,68 +69,19 @@ class Predictions:
     warnings: tuple[str, ...] = ()
 
 
-def _too_deep(value: Any) -> bool:
-    stack = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            return True
-        if isinstance(node, dict):
-            stack.extend((v, depth + 1) for v in node.values())
-        elif isinstance(node, list):
-            stack.extend((v, depth + 1) for v in node)
-    return False
-
-
-def _lines(path: Path, digest: Any) -> Iterator[tuple[int, bytes]]:
-    where = str(path)
-    try:
-        handle = path.open("rb")
-    except OSError as exc:
-        raise DataError(f"cannot read: {exc.strerror}", path=where) from None
-    with handle:
-        number = 0
-        while True:
-            raw = handle.readline(MAX_LINE + 1)
-            if not raw:
-                return
-            number += 1
-            if len(raw) > MAX_LINE:
-                raise DataError(
-                    f"line longer than {MAX_LINE} bytes",
-                    path=where,
-                    line=number,
-                    hint="each line must be one prediction object; is this a JSON Lines file?",
-                )
-            digest.update(raw)
-            yield number, raw
-
-
-def _parse_line(where: str, number: int, raw: bytes) -> dict[str, Any] | None:
-    try:
-        text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-    except UnicodeDecodeError:
-        raise DataError("not UTF-8", path=where, line=number, hint="save as UTF-8") from None
-    if not text.strip():
-        return None
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(
-            f"not JSON: {exc.msg}", path=where, line=number, hint="one JSON object per line"
-        ) from None
-    except RecursionError:
-        value = None
-        deep = True
-    else:
-        deep = text.count("[") + text.count("{") > MAX_DEPTH and _too_deep(value)
-    if deep:
-        raise DataError(
-            f"nested deeper than {MAX_DEPTH} levels",
+def _refusal(where: str, refused: JsonRefused) -> DataError:
+    """Why a line is not a prediction's JSON, as the error that stops the score."""
+    if refused.limit == "depth":
+        return DataError(
+            f"nested deeper than {LIMITS.max_depth} levels",
             path=where,
-            line=number,
+            line=refused.line,
             hint="a prediction is a flat object: id, response or answer, retrieved",
         )
+    return refused.error(where, "one JSON object per line", malformed="not JSON")
+
+
+def _prediction(where: str, number: int, value: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise DataError(
             "a prediction must be a JSON object",
@@ -206,27 +160,35 @@ class PredictionReader:
 
     Each line is checked as it is read (a DataError naming the line on the first bad one)
     and only the current line is held, so a caller that scores as it goes keeps no
-    responses. `sha256` and `lines` are complete once the iteration has finished.
+    responses. A torn last line is left out: `torn_line` names it and `warnings` (a list
+    that the iteration fills) says so. `sha256`, `lines`, `torn_line` and `warnings` are
+    complete once the iteration has finished.
     """
 
     def __init__(self, path: str | Path, known_ids: set[str] | frozenset[str]) -> None:
         self.path = Path(path)
         self.known_ids = known_ids
         self.lines = 0
-        self._digest = hashlib.sha256()
+        self.torn_line: int | None = None
+        self.warnings: list[str] = []
+        self._file = self._open()
+
+    def _open(self) -> JsonLines:
+        return JsonLines(self.path, limits=LIMITS, torn_tail_ok=True)
 
     @property
     def sha256(self) -> str:
-        return self._digest.hexdigest()
+        return self._file.digest()
 
     def __iter__(self) -> Iterator[QaOutput]:
         where = str(self.path)
-        for number, raw in _lines(self.path, self._digest):
-            self.lines = number
-            rec = _parse_line(where, number, raw)
-            if rec is None:
-                continue
-            output = _output(where, number, rec)
+        self._file = self._open()
+        self.warnings.clear()
+        for number, value, refused in self._file.entries():
+            self.lines = self._file.lines
+            if refused is not None:
+                raise _refusal(where, refused)
+            output = _output(where, number, _prediction(where, number, value))
             if output.id not in self.known_ids:
                 raise DataError(
                     f"id {output.id!r} is not in the dataset",
@@ -235,6 +197,10 @@ class PredictionReader:
                     hint="score predictions against the dataset and split they were made for",
                 )
             yield output
+        self.lines = self._file.lines
+        self.torn_line = self._file.torn_line
+        if self.torn_line is not None:
+            self.warnings.append(torn_line_warning(where, self.torn_line))
 
 
 def read_predictions(path: str | Path, known_ids: set[str] | frozenset[str]) -> Predictions:
@@ -247,7 +213,7 @@ def read_predictions(path: str | Path, known_ids: set[str] | frozenset[str]) -> 
         if output.id in seen:
             repeated.append(output.id)
         seen[output.id] = output
-    warnings: list[str] = []
+    warnings = list(reader.warnings)
     if repeated:
         first = ", ".join(list(dict.fromkeys(repeated))[:3])
         warnings.append(

@@ -8,13 +8,13 @@ dataset, so the dataset fields are empty); run.json, when present, names the mod
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import DataError
+from tfce_eval.jsonl import JsonLines, read_json
 from tfce_eval.qa.items import AnswerType, QaDataset
 from tfce_eval.qa.judge import Grade
 from tfce_eval.qa.records import ErrorType, QaScore
@@ -109,23 +109,14 @@ def _record(path: Path, line: int, rec: Any) -> QaScore:
 
 
 def _lines(path: Path) -> Iterator[tuple[int, Any]]:
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                yield number, json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-                raise DataError(
-                    "not a JSON record", path=str(path), line=number, hint=_HINT
-                ) from None
+    for number, value, refused in JsonLines(path).entries():
+        if refused is not None:
+            raise refused.error(path, _HINT)
+        yield number, value
 
 
 def _summary(path: Path) -> dict[str, Any]:
-    try:
-        value = json.loads(path.read_bytes())
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-        raise DataError("not JSON", path=str(path), hint=_HINT) from None
+    value = read_json(path, hint=_HINT)
     if not isinstance(value, dict) or value.get("task") != "qa":
         raise DataError("not the summary of a QA run", path=str(path), hint=_HINT)
     types = value.get("answer_types")
@@ -169,8 +160,8 @@ def load_qa_run(path: str | Path, name: str | None = None) -> QaRun:
     run_json = run_dir / "run.json"
     if run_json.is_file():
         try:
-            info = json.loads(run_json.read_bytes())
+            info = read_json(run_json)
             model = str(info["model"]) if isinstance(info, dict) and info.get("model") else None
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        except DataError:
             model = None
     return QaRun(name or run_dir.name, run_dir, summary, records, model)

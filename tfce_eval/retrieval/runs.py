@@ -9,13 +9,13 @@ of any malformed entry. The JSON forms are read line by line. Every form ends in
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tfce_eval.errors import DataError
+from tfce_eval.jsonl import JsonRefused, parse_json, read_json
 from tfce_eval.retrieval.columns import RunColumns, Where, entry_lines, origin_lines
 from tfce_eval.retrieval.ranking import Run, RunForm
 from tfce_eval.retrieval.records import Origin
@@ -41,17 +41,11 @@ def detect_run_form(path: str | Path) -> RunForm:
         )
     if first.startswith(("{", "[")):
         try:
-            record = json.loads(first)
-        except RecursionError:
-            raise DataError(
-                "nested too deeply to be a run",
-                path=str(file),
-                line=1,
-                hint="a run line is a flat object: {query_id, corpus_id, rank, "
-                'retrieval_score} or {"qid", "docids"}',
-            ) from None
-        except ValueError:
-            return RunForm.OBJECT  # a JSON document over several lines
+            record = parse_json(first.encode("utf-8"))
+        except JsonRefused as exc:
+            if exc.syntax:
+                return RunForm.OBJECT  # a JSON document over several lines
+            raise exc.error(file) from None  # a limit: too deep, or a huge integer
         if isinstance(record, dict):
             if "docids" in record:
                 return RunForm.RANKED
@@ -289,15 +283,7 @@ def _ranked_columns(path: Path) -> RunColumns:
 
 def _object_columns(path: Path) -> RunColumns:
     """One JSON object {qid: {docid: score}}."""
-    try:
-        with path.open("rb") as fh:
-            data = json.load(fh)
-    except (ValueError, RecursionError) as exc:
-        raise DataError(
-            f"not valid JSON: {exc}",
-            path=str(path),
-            hint="write one JSON object {qid: {docid: score}}",
-        ) from None
+    data = read_json(path, hint="write one JSON object {qid: {docid: score}}")
     if not isinstance(data, dict):
         raise DataError(
             "not a JSON object", path=str(path), hint="write one JSON object {qid: {docid: score}}"

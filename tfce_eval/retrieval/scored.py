@@ -6,12 +6,12 @@ DataError naming the file, the line and the field.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import DataError
+from tfce_eval.jsonl import JsonLines, read_json
 from tfce_eval.retrieval.score import SCORES_FILE, SUMMARY_FILE, QueryScore, ScoredRun
 
 _HINT = "score the run again: tfce-eval score RUN --data DIR --out DIR"
@@ -23,8 +23,8 @@ def is_scored_run(path: str | Path) -> bool:
     if not summary.is_file() or not (Path(path) / SCORES_FILE).is_file():
         return False
     try:
-        data = json.loads(summary.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        data = read_json(summary)
+    except DataError:
         return False
     return isinstance(data, dict) and data.get("task") == "retrieval"
 
@@ -58,15 +58,9 @@ def load_scored_run(path: str | Path, name: str | None = None) -> ScoredRun:
 
 def _read_summary(path: Path) -> dict[str, Any]:
     where = str(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(
-            "no summary.json: not a scored run directory", path=where, hint=_HINT
-        ) from None
-    except (OSError, ValueError, RecursionError) as exc:
-        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-        raise DataError(f"cannot read: {reason}", path=where, hint=_HINT) from None
+    if not path.exists():
+        raise DataError("no summary.json: not a scored run directory", path=where, hint=_HINT)
+    data = read_json(path, hint=_HINT)
 
     def bad(message: str) -> DataError:
         return DataError(message, path=where, hint=_HINT)
@@ -104,45 +98,36 @@ def _read_scores(path: Path, measures: list[str]) -> list[QueryScore]:
     where = str(path)
     out: list[QueryScore] = []
     seen: set[str] = set()
-    try:
-        fh = path.open("rb")
-    except OSError as exc:
-        raise DataError(f"cannot read: {exc.strerror}", path=where, hint=_HINT) from None
-    with fh:
-        for number, raw in enumerate(fh, 1):
-            if not raw.strip():
-                continue
+    for number, record, refused in JsonLines(path).entries():
+        if refused is not None:
+            raise refused.error(path, _HINT)
 
-            def bad(message: str, line: int = number) -> DataError:
-                return DataError(message, path=where, line=line, hint=_HINT)
+        def bad(message: str, line: int = number) -> DataError:
+            return DataError(message, path=where, line=line, hint=_HINT)
 
-            try:
-                record = json.loads(raw)
-            except (ValueError, RecursionError):
-                raise bad("not valid JSON") from None
-            if not isinstance(record, dict):
-                raise bad("not a JSON object")
-            qid = record.get("qid")
-            if not isinstance(qid, str):
-                raise bad("'qid' must be a string")
-            if qid in seen:
-                raise bad(f"query {qid!r} appears twice")
-            seen.add(qid)
-            values = record.get("measures")
-            if not isinstance(values, dict):
-                raise bad("'measures' must be an object")
-            for name in measures:
-                if not _number(values.get(name)):
-                    raise bad(f"measure {name!r} is missing or not a number")
-            for key in ("n_relevant", "n_retrieved"):
-                if not _count(record.get(key)):
-                    raise bad(f"{key!r} must be a count")
-            out.append(
-                QueryScore(
-                    qid,
-                    {m: float(values[m]) for m in measures},
-                    record["n_relevant"],
-                    record["n_retrieved"],
-                )
+        if not isinstance(record, dict):
+            raise bad("not a JSON object")
+        qid = record.get("qid")
+        if not isinstance(qid, str):
+            raise bad("'qid' must be a string")
+        if qid in seen:
+            raise bad(f"query {qid!r} appears twice")
+        seen.add(qid)
+        values = record.get("measures")
+        if not isinstance(values, dict):
+            raise bad("'measures' must be an object")
+        for name in measures:
+            if not _number(values.get(name)):
+                raise bad(f"measure {name!r} is missing or not a number")
+        for key in ("n_relevant", "n_retrieved"):
+            if not _count(record.get(key)):
+                raise bad(f"{key!r} must be a count")
+        out.append(
+            QueryScore(
+                qid,
+                {m: float(values[m]) for m in measures},
+                record["n_relevant"],
+                record["n_retrieved"],
             )
+        )
     return out

@@ -8,13 +8,13 @@ raise the first. Parquet is read with pyarrow in batches, only the columns asked
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import DataError
+from tfce_eval.jsonl import JsonLines, JsonRefused, parse_json, read_document
 from tfce_eval.model import Finding, Level
 from tfce_eval.retrieval.records import Origin
 
@@ -151,42 +151,27 @@ def _parquet_rows(
 def _jsonl_rows(path: Path, problems: Problems) -> Iterator[tuple[Origin, dict[str, Any]]]:
     name = str(path)
     try:
-        fh = path.open("rb")
-    except OSError as exc:
-        problems.add(name, None, f"cannot read: {exc.strerror}", "check the file's permissions")
-        return
-    with fh:
-        for number, raw in enumerate(fh, 1):
-            if not raw.strip():
-                continue
-            try:
-                record = json.loads(raw)
-            except (ValueError, RecursionError) as exc:
-                problems.add(
-                    name,
-                    number,
-                    f"not valid JSON: {_json_reason(exc)}",
-                    "each line must be one JSON object (JSON Lines)",
-                )
-                continue
-            if not isinstance(record, dict):
+        for number, record, refused in JsonLines(path).entries():
+            if refused is not None:
+                fix = "each line must be one JSON object (JSON Lines)"
+                problems.add(name, number, *_refusal(refused, fix))
+            elif not isinstance(record, dict):
                 problems.add(name, number, "not a JSON object", "each line must be one JSON object")
-                continue
-            yield Origin(name, number), record
+            else:
+                yield Origin(name, number), record
+    except DataError as exc:  # the file cannot be opened
+        problems.add(name, None, exc.message, "check the file's permissions")
 
 
 def _json_rows(path: Path, problems: Problems) -> Iterator[tuple[Origin, dict[str, Any]]]:
     name = str(path)
     try:
-        with path.open("rb") as fh:
-            data = json.load(fh)
-    except OSError as exc:
-        problems.add(name, None, f"cannot read: {exc.strerror}", "check the file's permissions")
+        data = parse_json(read_document(path))
+    except DataError as exc:
+        problems.add(name, None, exc.message, exc.hint or "check the file's permissions")
         return
-    except (ValueError, RecursionError) as exc:
-        problems.add(
-            name, None, f"not valid JSON: {_json_reason(exc)}", "the file must be a JSON array"
-        )
+    except JsonRefused as exc:
+        problems.add(name, exc.line, *_refusal(exc, "the file must be a JSON array"))
         return
     if not isinstance(data, list):
         problems.add(name, None, "not a JSON array", "write the rows as a JSON array of objects")
@@ -199,12 +184,11 @@ def _json_rows(path: Path, problems: Problems) -> Iterator[tuple[Origin, dict[st
         yield origin, record
 
 
-def _json_reason(exc: Exception) -> str:
-    if isinstance(exc, json.JSONDecodeError):
-        return f"{exc.msg} at column {exc.colno}"
-    if isinstance(exc, UnicodeDecodeError):
-        return "the bytes are not UTF-8"
-    return str(exc)
+def _refusal(refused: JsonRefused, fix: str) -> tuple[str, str]:
+    """What keeps JSON from being read, and the fix (`fix` for a syntax error)."""
+    if refused.syntax and not refused.encoding and not refused.note:
+        return f"not valid JSON: {refused.reason} at column {refused.column}", fix
+    return refused.at_column(), refused.hint
 
 
 class Fields:
