@@ -339,3 +339,28 @@ def test_a_cache_that_cannot_be_written_costs_time_not_the_run(
     )
     assert result.exit_code == 0, result.output
     assert (tmp_path / "bm25" / "run.trec").stat().st_size > 0
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("--measures", "nDCG@10"), "--measures is for retrieval datasets; --data is a "),
+        (("--split", "test"), "--split is for retrieval and question-answering datasets"),
+        (("--qrels", str(REPO / "README.md")), "--qrels is for retrieval datasets"),
+        (("--judge", "openai/j"), "--judge is for question-answering datasets"),
+    ],
+)
+def test_options_of_another_task_are_refused_not_ignored(
+    perfect: Path, args: tuple[str, ...], said: str
+) -> None:
+    result = run_cli("score", perfect, *args)
+    assert result.exit_code == 2, result.output
+    assert said in unfold(result.stderr)
+
+
+def test_category_is_refused_for_a_retrieval_dataset(tmp_path: Path) -> None:
+    result = run_cli("score", "dataset", *QASPER, "--category", "simple", "--out", tmp_path)
+    assert result.exit_code == 2, result.output
+    assert unfold(result.stderr) == (
+        "error: --category is for function-calling datasets; --data is a retrieval dataset"
+    )

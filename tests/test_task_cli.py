@@ -137,9 +137,12 @@ def test_two_retrieval_runs_are_compared_with_paired_tests(tmp_path: Path, cache
 
 def test_score_the_datasets_own_retrieved_docs(tmp_path: Path) -> None:
     out = tmp_path / "own"
-    invoke("score", "dataset", "--data", "builtin:qasper-rag", "--out", str(out))
+    printed = invoke("score", "dataset", "--data", "builtin:qasper-rag", "--out", str(out))
     summary = read_json(out / "summary.json")
     assert summary["run"]["form"] == "dataset"
+    # Named as the user named it, wherever the package is installed.
+    assert summary["dataset"]["name"] == "builtin:qasper-rag"
+    assert printed.output.startswith("Retrieval: builtin:qasper-rag retrieved_docs\n")
 
 
 def test_span_gold_scores_spancov(tmp_path: Path, cache: Path) -> None:

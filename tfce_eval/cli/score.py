@@ -22,6 +22,7 @@ from tfce_eval.cli.options import (
     split_options,
     task_option,
 )
+from tfce_eval.cli.text import shown
 from tfce_eval.scoring.options import MissingMode
 from tfce_eval.tasks import TaskKind
 
@@ -37,7 +38,7 @@ DATASET_RUN = "dataset"
 @click.option(
     "--measures",
     metavar='"M@k ..."',
-    help="Retrieval measures (ir-measures names), e.g. "
+    help="Retrieval measures (ir-measures names), separated by spaces or commas, e.g. "
     '"nDCG@10 RR@10 R@100"; SpanCov@k for span gold. '
     "Default: nDCG@10 RR@10 R@10 R@100 Success@1 Success@5.",
 )
@@ -67,6 +68,7 @@ def score_command(file: str, out_dir: Path | None, as_json: bool, **options: Any
 
     task = TaskKind(options["task"]) if options["task"] else None
     ref = resolve_data(options["data"], task)
+    _refuse_other_tasks_options(ref.task, options)
     run = None
     if ref.task is not TaskKind.RETRIEVAL or file != DATASET_RUN:
         run = _existing(file, ref.task)
@@ -76,10 +78,35 @@ def score_command(file: str, out_dir: Path | None, as_json: bool, **options: Any
         _score_fc(run, ref.path, out_dir, as_json, options)
     elif ref.task is TaskKind.RETRIEVAL:
         assert ref.path is not None
-        _score_retrieval(run, ref.path, str(options["data"]), out_dir, as_json, options)
+        # A built-in dataset is named as the user named it (builtin:NAME), not by its path.
+        _score_retrieval(run, ref.path, shown(str(ref.path)), out_dir, as_json, options)
     else:
         assert ref.path is not None and run is not None
-        _score_qa(run, ref.path, str(options["data"]), out_dir, as_json, options)
+        _score_qa(run, ref.path, shown(str(ref.path)), out_dir, as_json, options)
+
+
+#: Options that mean something for some tasks only: given for another, they would be
+#: silently ignored, so they are refused.
+_OPTION_TASKS = {
+    "--measures": ("measures", (TaskKind.RETRIEVAL,)),
+    "--corpus": ("corpus", (TaskKind.RETRIEVAL,)),
+    "--qrels": ("qrels", (TaskKind.RETRIEVAL,)),
+    "--split": ("split", (TaskKind.RETRIEVAL, TaskKind.QA)),
+    "--judge": ("judge", (TaskKind.QA,)),
+    "--judge-base-url": ("judge_base_url", (TaskKind.QA,)),
+    "--category": ("categories", (TaskKind.FC,)),
+}
+
+
+def _refuse_other_tasks_options(task: TaskKind, options: dict[str, Any]) -> None:
+    from tfce_eval.errors import UsageError
+
+    for flag, (key, tasks) in _OPTION_TASKS.items():
+        if options.get(key) not in (None, (), "") and task not in tasks:
+            names = " and ".join(_WANTS[t][0] for t in tasks)
+            raise UsageError(
+                f"{flag} is for {names} datasets; --data is a {_WANTS[task][0]} dataset"
+            )
 
 
 #: The longest first line read to tell which task's file it is.
@@ -245,7 +272,7 @@ def _score_retrieval(
     )
     if file is None:  # the word `dataset`
         run: Any = dataset_run(dataset)
-        out = out_dir or Path("results") / f"{Path(name).name}-retrieved_docs"
+        out = out_dir or Path("results") / f"{path.name}-retrieved_docs"
     else:
         run = file
         out = out_dir or run.parent
