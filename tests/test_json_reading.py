@@ -17,6 +17,7 @@ from tfce_eval.qa import load_telco
 from tfce_eval.qa.detect import builtin_telco_dir, is_telco_dataset
 
 BUILTIN = Path(__file__).resolve().parent.parent / "tfce_eval" / "builtin"
+REPO = Path(__file__).resolve().parents[1]
 QNA = ("--data", "builtin:telco-qna")
 QASPER = ("--data", "builtin:qasper-rag")
 DIGITS = sys.get_int_max_str_digits()
@@ -143,10 +144,6 @@ def test_a_qa_run_cut_short_mid_line_scores_with_its_last_item_missing(tmp_path:
     assert summary["missing"] == 1 and summary["predictions"]["lines"] == torn_line
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="qa.scoring.score_predictions must pass warnings=reader.warnings; then drop this",
-)
 def test_a_qa_run_cut_short_mid_line_warns_as_fc_does(tmp_path: Path) -> None:
     result, outputs, torn_line, torn_id = _score_torn(tmp_path)
     assert said(result) == [
@@ -238,3 +235,18 @@ def test_a_huge_integer_in_a_scored_retrieval_run_names_its_line(tmp_path: Path)
     scores = out / "scores.jsonl"
     spoil(scores, 2)
     assert_refused(run_cli("report", out), f"{scores}, line 2")
+
+
+@pytest.mark.parametrize("name", ["run.json", "summary.json"])
+def test_a_huge_integer_in_a_function_calling_runs_files_names_its_line(
+    tmp_path: Path, name: str
+) -> None:
+    run = tmp_path / "fc"
+    outputs = REPO / "examples" / "outputs.jsonl"
+    assert run_cli("score", outputs, "--out", run).exit_code == 0
+    (run / name).write_text('{"task": "fc", "n": ' + "9" * 5000 + "}\n", encoding="utf-8")
+    result = run_cli("report", run)
+    assert result.exit_code == 1, result.output
+    assert said(result)[0].startswith(
+        f"error: {run / name}, line 1: an integer with more than 4300 digits"
+    )

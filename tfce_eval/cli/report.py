@@ -127,27 +127,19 @@ def _task_of(run_dirs: tuple[Path, ...]) -> str:
 
     A directory without summary.json has no task yet: the loader of the others' task says
     what is missing there (it is never taken for a run of another task)."""
-    import json
-
-    from tfce_eval.errors import DataError, UsageError
+    from tfce_eval.errors import UsageError
+    from tfce_eval.jsonl import read_json
 
     tasks: list[str | None] = []
     for run_dir in run_dirs:
         summary = run_dir / "summary.json"
         task: str | None = "fc"
-        try:
-            with summary.open("rb") as fh:
-                head = json.loads(fh.read(64 << 20))
+        if not summary.is_file():
+            task = None
+        else:
+            head = read_json(summary, hint="score the run again to rewrite it")
             if isinstance(head, dict) and isinstance(head.get("task"), str):
                 task = head["task"]
-        except FileNotFoundError:
-            task = None
-        except (OSError, ValueError, RecursionError) as exc:
-            raise DataError(
-                f"not readable as JSON ({type(exc).__name__})",
-                path=str(summary),
-                hint="score the run again to rewrite it",
-            ) from None
         tasks.append(task)
     if len({t for t in tasks if t}) > 1:
         named = ", ".join(f"{d} ({t})" for d, t in zip(run_dirs, tasks, strict=True) if t)

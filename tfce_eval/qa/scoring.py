@@ -353,5 +353,7 @@ def score_predictions(
         missing=missing,
         chunk_hit=chunk_hit,
         concurrency=concurrency,
+        # Filled as the file is read (a torn last line), which happens before they are used.
+        warnings=reader.warnings,
         extra=extra,
     )

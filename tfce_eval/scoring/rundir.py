@@ -20,6 +20,7 @@ from typing import Any
 
 from tfce_eval.errors import DataError
 from tfce_eval.jsonl import JsonLines, LineReader, Record, json_type
+from tfce_eval.jsonl import read_json as read_json_document
 from tfce_eval.model import Category, ErrorCode, ScoreRecord
 from tfce_eval.scoring.writing import AtomicLines, dumps, write_json, write_text_atomic
 
@@ -117,16 +118,11 @@ def write_scored(
 
 
 def read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError("file not found", path=str(path)) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DataError(
-            f"not valid JSON: {exc}",
-            path=str(path),
-            hint="the file is damaged; re-run to rewrite it",
-        ) from None
+    """A run directory's JSON document (summary.json, run.json), within the bounds every
+    JSON read has; DataError naming the file (and line) when it cannot be read."""
+    if not path.is_file():
+        raise DataError("file not found", path=str(path))
+    return read_json_document(path, hint="the file is damaged; re-run to rewrite it")
 
 
 def read_scores(path: Path) -> list[ScoreRecord]:

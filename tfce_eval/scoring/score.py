@@ -29,6 +29,7 @@ from tfce_eval.check.item import answer_and_truth, check_item
 from tfce_eval.dataset.load import Dataset
 from tfce_eval.decode.answer import decode_output
 from tfce_eval.errors import DataError, HarnessError, TfceError
+from tfce_eval.jsonl import torn_line_warning
 from tfce_eval.model import DecodeResult, ErrorCode, Item, ScoreRecord, Verdict
 from tfce_eval.schema.wire import name_map
 from tfce_eval.scoring.keeper import Keeper
@@ -281,11 +282,7 @@ def _refuse_overwriting_inputs(outputs: Path, dataset: Dataset, run_dir: RunDir)
 def _warnings(index: OutputsIndex, outputs: Path) -> list[str]:
     warnings: list[str] = []
     if index.torn_line is not None:
-        warnings.append(
-            f"{outputs}: line {index.torn_line} is incomplete (no line end, not JSON) and "
-            "was ignored: a run stopped mid-write leaves this; if the file was copied or "
-            "cut, the item it held counts as missing"
-        )
+        warnings.append(torn_line_warning(outputs, index.torn_line))
     if index.duplicates:
         dup = list(index.duplicates)
         each = "" if len(dup) == 1 else " of each"
