@@ -50,9 +50,6 @@ from tfce_eval.qa.qasper import answer_f1, evidence_f1, paragraph_f1, qasper_dat
 from tfce_eval.qa.records import ErrorType, QaScore, score_item
 from tfce_eval.qa.runs import QaRun, load_qa_run
 from tfce_eval.qa.scoring import (
-    SCORES_NAME,
-    SUMMARY_NAME,
-    MissingPolicy,
     QaResult,
     score_outputs,
     score_outputs_async,
@@ -66,15 +63,12 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_LINE",
     "MAX_TEXT",
-    "SCORES_NAME",
-    "SUMMARY_NAME",
     "TOOL_NAME",
     "AnswerType",
     "ErrorType",
     "Extraction",
     "Grade",
     "Judge",
-    "MissingPolicy",
     "PredictionReader",
     "Predictions",
     "QaDataset",

@@ -18,8 +18,9 @@ from tfce_eval.jsonl import JsonLines, read_json
 from tfce_eval.qa.items import AnswerType, QaDataset
 from tfce_eval.qa.judge import Grade
 from tfce_eval.qa.records import ErrorType, QaScore
-from tfce_eval.qa.scoring import SCORES_NAME, SUMMARY_NAME
 from tfce_eval.qa.summary import summarise
+from tfce_eval.scoring.options import MissingMode
+from tfce_eval.scoring.rundir import RUN_JSON, SCORES, SUMMARY
 
 _HINT = "give a directory written by `tfce-eval score` or `tfce-eval run` on a QA dataset"
 
@@ -128,15 +129,13 @@ def _summary(path: Path) -> dict[str, Any]:
 def load_qa_run(path: str | Path, name: str | None = None) -> QaRun:
     """The scored run in `path` (a directory, or its summary.json)."""
     run_dir = Path(path)
-    if run_dir.is_file() and run_dir.name == SUMMARY_NAME:
+    if run_dir.is_file() and run_dir.name == SUMMARY:
         run_dir = run_dir.parent
     if not run_dir.is_dir():
         raise DataError("run directory not found", path=str(run_dir), hint=_HINT)
-    scores, summary_file = run_dir / SCORES_NAME, run_dir / SUMMARY_NAME
+    scores, summary_file = run_dir / SCORES, run_dir / SUMMARY
     if not scores.is_file() and not summary_file.is_file():
-        raise DataError(
-            f"neither {SUMMARY_NAME} nor {SCORES_NAME} here", path=str(run_dir), hint=_HINT
-        )
+        raise DataError(f"neither {SUMMARY} nor {SCORES} here", path=str(run_dir), hint=_HINT)
     records: tuple[QaScore, ...] = ()
     if scores.is_file():
         records = tuple(
@@ -154,10 +153,10 @@ def load_qa_run(path: str | Path, name: str | None = None) -> QaRun:
             judge=judge,
             chunks_comparable=any(r.chunk_hit is not None for r in records),
             missing=sum(1 for r in records if r.missing),
-            missing_policy="count",
+            missing_policy=MissingMode.COUNT,
         )
     model = None
-    run_json = run_dir / "run.json"
+    run_json = run_dir / RUN_JSON
     if run_json.is_file():
         try:
             info = read_json(run_json)

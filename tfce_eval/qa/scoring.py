@@ -36,18 +36,11 @@ from tfce_eval.qa.predictions import PredictionReader, QaOutput, RetrievedChunk
 from tfce_eval.qa.records import ErrorType, QaScore, score_item
 from tfce_eval.qa.summary import summarise
 from tfce_eval.scoring.options import MissingMode
-from tfce_eval.scoring.rundir import SCORES, SUMMARY, write_scored
+from tfce_eval.scoring.rundir import write_scored
 from tfce_eval.words import counted
 
 #: Fields added to a summary: a mapping, or a callable giving one once the outputs are read.
 Extra = Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None
-
-#: The names `tfce_eval.qa` exports for the files a score writes (scoring.rundir's).
-SCORES_NAME, SUMMARY_NAME = SCORES, SUMMARY
-
-
-#: The name `tfce_eval.qa` exports: the one enum of `--missing`, shared with fc.
-MissingPolicy = MissingMode
 
 
 @dataclass(frozen=True, slots=True)

@@ -103,12 +103,11 @@ def summarise(
     judge: Mapping[str, Any] | None,
     chunks_comparable: bool,
     missing: int,
-    missing_policy: MissingMode | str,
+    missing_policy: MissingMode,
     warnings: Sequence[str] = (),
     extra: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The whole summary.json object of a scored run. `missing_policy` is a MissingMode;
-    its text ("count") is taken too, as a summary recomputed from scores alone passes it."""
+    """The whole summary.json object of a scored run."""
     by_type: dict[AnswerType, list[QaScore]] = {t: [] for t in AnswerType}
     for r in records:
         by_type[r.answer_type].append(r)
@@ -133,7 +132,7 @@ def summarise(
         },
         "items": len(records),
         "missing": missing,
-        "missing_policy": str(MissingMode(missing_policy)),
+        "missing_policy": str(missing_policy),
         "answer_types": answer_types,
         "overall": closed_block(closed) if closed else None,
         "by": {

@@ -21,10 +21,7 @@ from tfce_eval.retrieval.dataset import RetrievalDataset
 from tfce_eval.retrieval.measures import compute_measures, parse_measures
 from tfce_eval.retrieval.ranking import Run, count, first_ids
 from tfce_eval.retrieval.runs import read_run
-from tfce_eval.scoring.rundir import SCORES, SUMMARY, write_scored
-
-#: The names retrieval's readers use for the files a score writes (scoring.rundir's).
-SCORES_FILE, SUMMARY_FILE = SCORES, SUMMARY
+from tfce_eval.scoring.rundir import write_scored
 
 #: Resamples of the bootstrap up to this many queries; above it, fewer (see resamples_for).
 FULL_RESAMPLES = 10_000

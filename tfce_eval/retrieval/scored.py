@@ -12,15 +12,16 @@ from typing import Any
 
 from tfce_eval.errors import DataError
 from tfce_eval.jsonl import JsonLines, read_json
-from tfce_eval.retrieval.score import SCORES_FILE, SUMMARY_FILE, QueryScore, ScoredRun
+from tfce_eval.retrieval.score import QueryScore, ScoredRun
+from tfce_eval.scoring.rundir import SCORES, SUMMARY
 
 _HINT = "score the run again: tfce-eval score RUN --data DIR --out DIR"
 
 
 def is_scored_run(path: str | Path) -> bool:
     """Whether a directory holds a scored retrieval run (summary.json with its task)."""
-    summary = Path(path) / SUMMARY_FILE
-    if not summary.is_file() or not (Path(path) / SCORES_FILE).is_file():
+    summary = Path(path) / SUMMARY
+    if not summary.is_file() or not (Path(path) / SCORES).is_file():
         return False
     try:
         data = read_json(summary)
@@ -44,13 +45,13 @@ def _count(value: Any) -> bool:
 def load_scored_run(path: str | Path, name: str | None = None) -> ScoredRun:
     """A scored run directory; DataError naming the file and line of anything wrong."""
     root = Path(path)
-    summary = _read_summary(root / SUMMARY_FILE)
+    summary = _read_summary(root / SUMMARY)
     measures = list(summary["measures"])
-    queries = _read_scores(root / SCORES_FILE, measures)
+    queries = _read_scores(root / SCORES, measures)
     if len(queries) != summary["queries"]:
         raise DataError(
             f"{len(queries)} query records, but summary.json counts {summary['queries']}",
-            path=str(root / SCORES_FILE),
+            path=str(root / SCORES),
             hint=_HINT,
         )
     return ScoredRun(name or root.name or str(root), root, summary, tuple(queries))
