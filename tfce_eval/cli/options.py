@@ -9,6 +9,8 @@ from typing import Any, TypeVar
 import click
 
 from tfce_eval.model import AnswerStyle, Category, OptionalParams, Policy
+from tfce_eval.scoring.options import CheckMode
+from tfce_eval.tasks import TaskKind, builtin
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -28,7 +30,6 @@ class DataParam(click.ParamType):  # type: ignore[type-arg]
         if not text.startswith("builtin:"):
             return Path(text)
         from tfce_eval.errors import UsageError
-        from tfce_eval.tasks import builtin
 
         try:
             entry = builtin(text[len("builtin:") :])
@@ -144,8 +145,8 @@ def check_options(func: F) -> F:
         click.option(
             "--check",
             "check_mode",
-            type=click.Choice(["ast", "exec", "both"]),
-            default="both",
+            type=click.Choice([str(m) for m in CheckMode]),
+            default=str(CheckMode.BOTH),
             show_default=True,
             help="AST checking, exec checking where the functions are implemented, or both.",
         ),
@@ -215,7 +216,7 @@ def split_options(func: F) -> F:
 def task_option(func: F) -> F:
     return click.option(
         "--task",
-        type=click.Choice(["fc", "qa", "retrieval"]),
+        type=click.Choice([str(t) for t in TaskKind]),
         help="The task, when the dataset's files do not say it (QASPER-RAG is retrieval; "
         "--task qa scores its answers).",
     )(func)

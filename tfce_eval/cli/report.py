@@ -8,6 +8,7 @@ import click
 
 from tfce_eval.cli.text import fold, shown
 from tfce_eval.errors import TfceError
+from tfce_eval.tasks import TaskKind
 
 FORMATS = ("table", "md", "json", "csv", "html")
 
@@ -81,7 +82,7 @@ def report_command(
     """
     try:
         task = _task_of(run_dirs)
-        if task != "fc":
+        if task is not TaskKind.FC:
             text = _render_task(task, run_dirs, fmt, output)
             if text is None:
                 return
@@ -122,18 +123,19 @@ def _emit(text: str, output: Path | None) -> None:
         click.echo(text, nl=False)
 
 
-def _task_of(run_dirs: tuple[Path, ...]) -> str:
-    """The task every run directory's summary.json names ("fc" when it names none).
+def _task_of(run_dirs: tuple[Path, ...]) -> TaskKind:
+    """The task every run directory's summary.json names (fc when it names none).
 
     A directory without summary.json has no task yet: the loader of the others' task says
     what is missing there (it is never taken for a run of another task)."""
-    from tfce_eval.errors import UsageError
+    from tfce_eval.errors import DataError, UsageError
     from tfce_eval.jsonl import read_json
+    from tfce_eval.scoring.rundir import SUMMARY
 
     tasks: list[str | None] = []
     for run_dir in run_dirs:
-        summary = run_dir / "summary.json"
-        task: str | None = "fc"
+        summary = run_dir / SUMMARY
+        task: str | None = TaskKind.FC
         if not summary.is_file():
             task = None
         else:
@@ -144,32 +146,32 @@ def _task_of(run_dirs: tuple[Path, ...]) -> str:
     if len({t for t in tasks if t}) > 1:
         named = ", ".join(f"{d} ({t})" for d, t in zip(run_dirs, tasks, strict=True) if t)
         raise UsageError(f"runs of different tasks cannot share a report: {named}")
-    return next((t for t in tasks if t), "fc")
+    task = next((t for t in tasks if t), TaskKind.FC)
+    try:
+        return TaskKind(task)
+    except ValueError:
+        raise DataError(
+            f"{SUMMARY} names an unknown task {task!r}",
+            path=str(run_dirs[0] / SUMMARY),
+            hint="expected fc, qa or retrieval: score the run again",
+        ) from None
 
 
 def _render_task(
-    task: str, run_dirs: tuple[Path, ...], fmt: str, output: Path | None
+    task: TaskKind, run_dirs: tuple[Path, ...], fmt: str, output: Path | None
 ) -> str | None:
     """A qa or retrieval report: its Document, printed as tables or rendered as text."""
     from tfce_eval.report.document import render_document
 
-    if task == "retrieval":
+    if task is TaskKind.RETRIEVAL:
         from tfce_eval.retrieval import load_scored_run, retrieval_document
 
         document = retrieval_document([load_scored_run(d) for d in run_dirs])
-    elif task == "qa":
+    else:  # TaskKind.QA; report_command reports fc runs itself
         from tfce_eval.qa.report import qa_document
         from tfce_eval.qa.runs import load_qa_run
 
         document = qa_document([load_qa_run(d) for d in run_dirs])
-    else:
-        from tfce_eval.errors import DataError
-
-        raise DataError(
-            f"summary.json names an unknown task {task!r}",
-            path=str(run_dirs[0] / "summary.json"),
-            hint="expected fc, qa or retrieval: score the run again",
-        )
     if fmt == "table" and output is None:
         from tfce_eval.cli.render import print_document
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -12,6 +11,7 @@ from tfce_eval.cli.options import data_options, split_options, task_option
 from tfce_eval.cli.text import fold, shown
 from tfce_eval.errors import UsageError
 from tfce_eval.model import AnswerStyle, Finding, Level
+from tfce_eval.tasks import TaskKind
 
 
 @click.command("validate")
@@ -42,10 +42,11 @@ def validate_command(
 ) -> None:
     """Check a dataset: files, ids, fields and gold of any task (fc: also category shapes,
     docs and ground truth against the implementations). Errors exit 1; warnings do not."""
-    if data is not None or task not in (None, "fc"):
-        from tfce_eval.tasks import TaskKind, resolve_data
+    kind = TaskKind(task) if task else None
+    if data is not None or (kind is not None and kind is not TaskKind.FC):
+        from tfce_eval.tasks import resolve_data
 
-        ref = resolve_data(data, TaskKind(task) if task else None)
+        ref = resolve_data(data, kind)
         if ref.task is not TaskKind.FC:
             _refuse_options(
                 "function-calling",
@@ -100,11 +101,14 @@ def validate_command(
 
 
 def _validate_other(
-    path: Path, task: Any, split: str | None, corpus: str | None, qrels: Path | None, as_json: bool
+    path: Path,
+    task: TaskKind,
+    split: str | None,
+    corpus: str | None,
+    qrels: Path | None,
+    as_json: bool,
 ) -> None:
     """validate for a retrieval or QA dataset: every finding at once, then the counts."""
-    from tfce_eval.tasks import TaskKind
-
     findings: list[Finding]
     if task is TaskKind.RETRIEVAL:
         from tfce_eval.retrieval import validate_retrieval
