@@ -210,6 +210,31 @@ def test_a_ground_truth_that_raises_is_a_dataset_problem_never_the_models(
     ]
 
 
+def test_a_ground_truth_whose_result_is_nan_is_a_dataset_problem(tmp_path: Path) -> None:
+    """NaN equals nothing: no answer could match it, so the item is not exec-judged, and
+    validate names the call (through the CLI, as a user meets it)."""
+    root = tmp_path / "data"
+    outputs = broken_ground_truth(root)
+    (root / "functions" / "__init__.py").write_text(
+        "def twice(x):\n    return [2 * x, {'half': x / 2}]\n\n\n"
+        "def inv(x):\n    return [1.0, {'v': float('nan')}]\n",
+        encoding="utf-8",
+    )
+    runner = CliRunner()
+    out = tmp_path / "out"
+    scored = runner.invoke(main, ["score", str(outputs), "--data", str(root), "--out", str(out)])
+    assert scored.exit_code == 0, scored.output
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert (summary["simple"]["exec"]["covered"], summary["simple"]["exec"]["correct"]) == (1, 1)
+    assert summary["simple"]["exec"]["dataset_problems"] == 3
+    assert summary["simple"]["exec"]["errors"] == {}
+    checked = runner.invoke(main, ["validate", "--data", str(root)])
+    assert checked.exit_code == 1
+    assert "ground-truth call 1 inv(x=0) returned NaN, which equals nothing" in unfold(
+        checked.output
+    )
+
+
 # -- odd outputs files -------------------------------------------------------------------
 
 

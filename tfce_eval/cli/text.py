@@ -10,6 +10,8 @@ from __future__ import annotations
 import textwrap
 
 WIDTH = 80
+#: Holds two words together while a line is folded (a character no message contains).
+_GLUE = "\x00"
 
 
 def shown(text: str) -> str:
@@ -29,15 +31,25 @@ def fold(text: str, first: str = "", rest: str = "    ") -> str:
         body = line.lstrip(" ")
         lead = head + line[: len(line) - len(body)]
         indent = rest if number == 0 or not body.startswith("fix: ") else " " * (len(lead) + 5)
+        # The head is wrapped with the text, not set before it: a head as long as a line
+        # (a location with a long path) would otherwise get the next word beside it whatever
+        # the width. Its first two words stay together, so that a label such as `error:`
+        # never stands alone on a line.
+        whole = lead + body
+        start = len(whole) - len(whole.lstrip(" "))
+        glue = whole.find(" ", start)
+        if glue > start:
+            whole = whole[:glue] + _GLUE + whole[glue + 1 :]
         out.append(
             textwrap.fill(
-                body,
+                whole,
                 width=WIDTH,
-                initial_indent=lead,
                 subsequent_indent=indent,
                 break_long_words=False,
                 break_on_hyphens=False,
             )
+            .replace(_GLUE, " ")
+            .rstrip()
             or lead.rstrip()
         )
     return "\n".join(out)

@@ -202,8 +202,8 @@ def _stop_on_harness_failure(
 def _ground_truth_failure(texts: Sequence[str], firsts: Sequence[ExecOutcome]) -> str | None:
     """Why the expected calls cannot be judged against: the first one that fails, if any."""
     for j, (text, first) in enumerate(zip(texts, firsts, strict=True)):
-        if not first.ok:
-            error = first.error or "failed"
+        error = first.unusable_as_truth()
+        if error is not None:
             verb = "raised" if error.startswith("raised") else "failed"
             return (
                 f"the ground truth call {verb} (a dataset problem): expected call {j + 1} "

@@ -50,6 +50,23 @@ class ExecOutcome:
     error: str | None = None
     harness_failure: bool = False
 
+    def unusable_as_truth(self) -> str | None:
+        """Why this outcome of a ground-truth call cannot be judged against (a dataset
+        problem, never the model's error): it failed, or its result holds NaN, which
+        equals nothing, so no answer could ever match it. None when it is usable."""
+        if not self.ok:
+            return self.error or "failed"
+        stack = [self.value]
+        while stack:  # the worker bounds a result's size and depth
+            value = stack.pop()
+            if isinstance(value, float) and value != value:
+                return "returned NaN, which equals nothing, so no answer can match it"
+            if isinstance(value, list | tuple):
+                stack.extend(value)
+            elif isinstance(value, dict):
+                stack.extend(value.values())
+        return None
+
 
 @dataclass(frozen=True, slots=True)
 class ExecVerdict:

@@ -135,11 +135,12 @@ def exec_findings(dataset: Dataset, options: ExecOptions) -> list[Finding]:
         add(Level.ERROR, exc.message, path=exc.path, hint=exc.hint)
         return findings
     for (item, j, call), outcome in zip(jobs, outcomes, strict=True):
-        if not outcome.ok:
+        problem = outcome.unusable_as_truth()
+        if problem is not None:
             add(
                 Level.ERROR,
                 f"ground-truth call {j + 1} {render_call(call.name, call.arguments)} "
-                f"{outcome.error}",
+                f"{problem}",
                 item,
             )
     return findings
