@@ -83,3 +83,13 @@ def test_the_builtin_functions_are_the_default() -> None:
     result = CliRunner().invoke(main, ["call", "units.dbm_to_watts(power_dbm=30)"])
     assert (result.exit_code, result.stderr) == (0, "")
     assert json.loads(result.stdout) == pytest.approx(1.0)
+
+
+def test_a_nan_result_is_printed_as_strict_json(tmp_path: Path) -> None:
+    (tmp_path / "__init__.py").write_text(
+        "def odd(x):\n    return [float('nan'), float('inf'), x]\n", encoding="utf-8"
+    )
+    result = CliRunner().invoke(main, ["call", "odd(x=1)", "--functions", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    # Python would read a bare NaN back as a float; strict JSON readers refuse it.
+    assert json.loads(result.stdout) == ["NaN", "Infinity", 1]

@@ -6,7 +6,6 @@ decoder as model output and runs in a worker process under the same limits as `s
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -34,6 +33,7 @@ def call_command(text: str, functions_dir: Path | None, exec_timeout: float) -> 
     and print its result as JSON."""
     from tfce_eval.exec.call import call_function
     from tfce_eval.exec.records import ExecOptions, default_functions_dir
+    from tfce_eval.scoring.writing import dumps_strict
 
     directory = functions_dir or default_functions_dir(None)
     if directory is None:
@@ -42,4 +42,5 @@ def call_command(text: str, functions_dir: Path | None, exec_timeout: float) -> 
     outcome = call_function(text, ExecOptions(functions_dir=directory, timeout_s=exec_timeout))
     if not outcome.ok:
         raise RunError(str(outcome.error))
-    click.echo(json.dumps(outcome.value, ensure_ascii=False, indent=2))
+    # Strict JSON, as scores.jsonl writes it: NaN and infinities as strings.
+    click.echo(dumps_strict(outcome.value, indent=2))
