@@ -331,3 +331,24 @@ def test_doctor_says_when_the_server_ignores_the_forced_tool() -> None:
     assert "PROBLEM  fc mode: no `answer` tool call came back" in result.output
     assert "ANSWER: line was read" in result.output  # prompt mode still works
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("select", [("--limit", "3"), ("--ids", "")])
+def test_only_the_selected_items_are_scored(
+    server: FakeServer, tmp_path: Path, select: tuple[str, str]
+) -> None:
+    """Items a run never asks (outside --limit or --ids) are neither missing answers nor
+    request errors: the scores, the summary and run.json's counts cover the asked ones."""
+    flag, value = select
+    value = value or f"{TRUTH[0].id},{TRUTH[1].id}"
+    printed = run(
+        "--model", "vllm/m", "--base-url", server.base_url, "--out", str(tmp_path), flag, value
+    )
+    (run_dir,) = list(tmp_path.iterdir())
+    asked = len(lines(run_dir / "outputs.jsonl"))
+    assert asked == (9 if flag == "--limit" else 2)  # --limit: N per answer type
+    assert len(lines(run_dir / "scores.jsonl")) == asked
+    meta = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    assert meta["counts"] == {"items": asked, "answered": asked, "request_errors": 0}
+    assert summary(run_dir)["missing"] == 0
+    assert "no output" not in printed.output

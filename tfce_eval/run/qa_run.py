@@ -8,6 +8,7 @@ judge grading open answers when one is named) and completes run.json.
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -124,11 +125,16 @@ def run_qa_locked(config: RunConfig, run_dir: RunDir, progress: ProgressSink | N
         )
         return iter_requests(requests, todo)
 
+    # Only the items the run asks (--limit, --ids) are scored: the others were never asked,
+    # so they are neither missing answers nor request errors.
+    chosen = set(ids)
+    asked = dataclasses.replace(dataset, items=tuple(i for i in dataset.items if i.id in chosen))
+
     def score(meta: Mapping[str, Any]) -> tuple[QaResult, int]:
         outputs, _ = read_outputs(run_dir.outputs, ids)
         result = score_outputs(
             outputs,
-            dataset,
+            asked,
             out_dir=run_dir.path,
             judge=judge,
             judge_name=config.judge,
