@@ -49,6 +49,9 @@ def test_a_well_set_up_server_passes(dataset, monkeypatch, model, url):
         ("llamacpp/m", "llamacpp_no_jinja", "--jinja"),
         ("vllm/m", "401", "OPENAI_API_KEY"),
         ("vllm/m", "404", "/models"),
+        ("vllm/m", "malformed", "the server answered, but not in the API's shape"),
+        ("vllm/m", "429", "the server is limiting requests: wait and try again"),
+        ("vllm/m", "500", "the server failed this request: try again"),
     ],
 )
 def test_misconfigurations_are_named_with_their_fix(dataset, model, fault, says):
@@ -88,7 +91,8 @@ def test_no_server_at_the_url_is_a_problem_that_says_so(dataset):
         port = s.getsockname()[1]  # closed again before the request: nothing listens
     report = diagnose("vllm/m", base_url=f"http://127.0.0.1:{port}/v1", data=DATA, timeout_s=2)
     assert not report.ok and report.structured_calls is None
-    assert "is the server running" in _texts(report, Level.ERROR)
+    said = _texts(report, Level.ERROR)
+    assert "nothing is listening there" in said and "fix: start the server" in said
 
 
 def test_the_command_exits_0_when_ready_and_1_otherwise(dataset):

@@ -682,3 +682,20 @@ def test_a_redirect_is_a_request_error_that_says_where_it_pointed(location, says
     error = classify_status(301, "", headers, "moved", CTX)
     assert error.kind is ErrorKind.ITEM
     assert error.message.startswith("HTTP 301: api.openai.com ") and says in error.message
+
+
+def test_a_servers_words_fit_a_message_however_long_or_whatever_the_form():
+    from tfce_eval.providers.status import server_message
+
+    page = (
+        "<!DOCTYPE html><html><head><title>401 Authorization\n Required</title></head>"
+        "<body>" + "y" * 2000 + "</body></html>"
+    )
+    assert server_message(page, "HTTP 401") == "an HTML page (401 Authorization Required)"
+    assert server_message("<html><body>x</body></html>", "") == "an HTML page"
+    shown = server_message("E" * 500 + " is not  a\nvalid key.", "")
+    assert shown == "E" * 75 + "… is not a valid key."
+    long = server_message({"error": {"message": "word " * 200}}, "")
+    assert len(long) == 300 and long.endswith("…")
+    url = "https://platform.openai.com/docs/guides/error-codes/api-errors"
+    assert server_message({"error": {"message": f"see {url}"}}, "") == f"see {url}"

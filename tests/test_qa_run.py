@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.fakeserver import FakeConfig, FakeServer, qa_items
-from tests.messages import assert_folded
+from tests.messages import assert_folded, unfold
 from tfce_eval.cli import main
 from tfce_eval.dataset.load import load_dataset
 
@@ -331,6 +331,17 @@ def test_doctor_says_when_the_server_ignores_the_forced_tool() -> None:
     assert "PROBLEM  fc mode: no `answer` tool call came back" in result.output
     assert "ANSWER: line was read" in result.output  # prompt mode still works
     assert "Traceback" not in result.output
+
+
+def test_doctor_names_the_mode_of_each_failed_request() -> None:
+    with serve(schedule=lambda n: "500") as server:
+        args = ["--model", "vllm/m", "--base-url", server.base_url]
+        result = CliRunner().invoke(main, ["doctor", *args, "--data", "builtin:telco-qna"])
+    assert result.exit_code == 1, result.output
+    said = unfold(result.output)
+    assert "PROBLEM  fc mode: the request failed: HTTP 500" in said
+    assert "PROBLEM  prompt mode: the request failed: HTTP 500" in said
+    assert "fix: the server failed this request: try again" in said
 
 
 @pytest.mark.parametrize("select", [("--limit", "3"), ("--ids", "")])

@@ -150,11 +150,29 @@ def diagnose(
 
 
 def _error_finding(provider: Provider, error: ProviderError) -> Finding:
+    """The failed request as a finding, with the fix that suits how it failed. doctor asks
+    once: a failure a run would retry is named as such."""
     hint = error.hint
-    if error.kind is ErrorKind.RETRYABLE and error.status is None:
-        running = f"is the server running at {provider.base_url}?"
-        hint = f"{running} ({hint})" if hint else running
+    if hint is None and error.kind is not ErrorKind.FATAL:
+        hint = _retryable_hint(provider, error)
     return Finding(Level.ERROR, f"the request failed: {error.message}", hint=hint)
+
+
+def _retryable_hint(provider: Provider, error: ProviderError) -> str | None:
+    if error.message.startswith("malformed response"):
+        return (
+            "the server answered, but not in the API's shape: is --base-url the API's "
+            f"root ({provider.base_url})?"
+        )
+    if error.message.startswith("no answer within"):
+        return "the server is slow or stuck: try again, or give a longer --timeout"
+    if error.status == 429:
+        return "the server is limiting requests: wait and try again (a run waits and retries)"
+    if error.status is not None and error.status >= 500:
+        return "the server failed this request: try again (a run retries such failures)"
+    if error.status is None and error.kind is ErrorKind.RETRYABLE:
+        return f"is the server running at {provider.base_url}?"
+    return None
 
 
 def _judge(provider: Provider, item: Item, raw: Mapping[str, Any]) -> list[Finding]:

@@ -10,6 +10,7 @@ the setup's, and is only a warning.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 
 from tfce_eval.decode.answer import decode_output
@@ -84,7 +85,7 @@ def _forced(provider: Provider, item: QaItem) -> tuple[int | None, list[Finding]
     raw, error = asyncio.run(_ask(provider, request))
     if raw is None:
         assert error is not None
-        return None, [_error_finding(provider, error)]
+        return None, [_in_mode("fc mode", _error_finding(provider, error))]
     count = _structured_count(raw)
     if count == 0:
         hint = _FORCE_HINTS.get(provider.name) or _PARSER_HINTS.get(
@@ -108,7 +109,7 @@ def _prompted(provider: Provider, item: QaItem) -> list[Finding]:
     raw, error = asyncio.run(_ask(provider, provider.build_chat(messages, RequestOptions())))
     if raw is None:
         assert error is not None
-        return [_error_finding(provider, error)]
+        return [_in_mode("prompt mode", _error_finding(provider, error))]
     extraction = extract_answer(item, message_text(raw))
     if extraction.answer is None:
         return [
@@ -123,6 +124,11 @@ def _prompted(provider: Provider, item: QaItem) -> list[Finding]:
         Finding(Level.OK, "prompt mode: the ANSWER: line was read", item_id=item.id),
         _verdict("prompt mode", item, extraction.answer),
     ]
+
+
+def _in_mode(mode: str, finding: Finding) -> Finding:
+    """A finding of one of the two requests, saying which (their errors may read alike)."""
+    return dataclasses.replace(finding, message=f"{mode}: {finding.message}")
 
 
 def _verdict(mode: str, item: QaItem, answer: str | None) -> Finding:

@@ -80,14 +80,39 @@ def refused_param(message: str, param: object) -> str | None:
     return None
 
 
+#: A server's words as a message shows them: at most this many characters in all, and no
+#: word longer than fits a folded line (a message folds at 80 columns, indented 4).
+_MESSAGE_CHARS = 300
+_WORD_CHARS = 76
+_HTML_PAGE = re.compile(r"\s*<(?:!doctype|html|head|body)\b", re.IGNORECASE)
+_HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+
+
+def _readable(text: str) -> str:
+    """`text` for a one-line message: an HTML page named by its title, whitespace
+    collapsed, over-long words and the whole cut with an ellipsis."""
+    if _HTML_PAGE.match(text):
+        title = _HTML_TITLE.search(text)
+        name = " ".join(title.group(1).split()) if title else ""
+        text = f"an HTML page ({name})" if name else "an HTML page"
+    words = [w if len(w) <= _WORD_CHARS else w[: _WORD_CHARS - 1] + "…" for w in text.split()]
+    shown = " ".join(words)
+    return shown if len(shown) <= _MESSAGE_CHARS else shown[: _MESSAGE_CHARS - 1] + "…"
+
+
 def server_message(
     body: object, fallback: str, scrub: Callable[[str], str] = lambda text: text
 ) -> str:
-    """The human part of an error body: OpenAI/Anthropic `{"error": {"message"}}` and kin.
+    """The human part of an error body: OpenAI/Anthropic `{"error": {"message"}}` and kin,
+    made readable in one message (see `_readable`).
 
-    `scrub` removes secrets; it is applied before a plain-text body is cut to 500
-    characters, so that no part of a secret survives the cut.
+    `scrub` removes secrets; it is applied before anything is cut, so that no part of a
+    secret survives the cut.
     """
+    return _readable(_server_words(body, fallback, scrub))
+
+
+def _server_words(body: object, fallback: str, scrub: Callable[[str], str]) -> str:
     if isinstance(body, Mapping):
         err = body.get("error", body)
         if isinstance(err, Mapping):
@@ -100,7 +125,7 @@ def server_message(
             if isinstance(body.get(key), str) and body[key]:
                 return scrub(str(body[key]))
     if isinstance(body, str) and body.strip():
-        return scrub(body.strip())[:500]
+        return scrub(body.strip())
     return scrub(fallback)
 
 
