@@ -139,8 +139,7 @@ def exec_findings(dataset: Dataset, options: ExecOptions) -> list[Finding]:
         if problem is not None:
             add(
                 Level.ERROR,
-                f"ground-truth call {j + 1} {render_call(call.name, call.arguments)} "
-                f"{problem}",
+                f"ground-truth call {j + 1} {render_call(call.name, call.arguments)} {problem}",
                 item,
             )
     return findings
