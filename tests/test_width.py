@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.messages import assert_folded
+from tests.messages import assert_folded, unfold
 from tfce_eval.cli import COMMANDS, main
 from tfce_eval.tasks import builtin, builtin_names
 
@@ -79,3 +79,18 @@ def test_built_in_folders_are_named_as_the_user_names_them() -> None:
     # Not a longer name that begins the same, nor another folder beside the fc data.
     for other in (f"{qasper}-copy/corpus.jsonl", f"{fc}/questions-old/a.jsonl", f"{fc}/tests"):
         assert builtin_names(other) == other
+
+
+def test_a_warning_folds_under_itself_as_an_error_does(tmp_path: Path) -> None:
+    outputs = tmp_path / ("a-long-folder-name-" * 3) / "outputs.jsonl"
+    outputs.parent.mkdir()
+    lines = (REPO / "examples" / "outputs.jsonl").read_text(encoding="utf-8").splitlines()
+    outputs.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:20], encoding="utf-8")
+    result = CliRunner().invoke(main, ["score", str(outputs), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    warnings = [w for w in unfold(result.stderr).splitlines() if w.startswith("warning: ")]
+    assert warnings[0] == (
+        f"warning: {outputs}: line {len(lines)} is incomplete (no line end, not JSON) and was "
+        "ignored: a run stopped mid-write leaves this; if the file was copied or cut, the "
+        "item it held counts as missing"
+    )

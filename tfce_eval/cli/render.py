@@ -34,9 +34,9 @@ def stdout_console() -> Console:
 
 
 def print_warnings(warnings: Iterable[str]) -> None:
-    """Each warning on stderr, folded at 80 columns (continuation lines indented)."""
+    """Each warning on stderr, folded at 80 columns under itself, as errors are."""
     for warning in warnings:
-        click.echo(fold(shown(warning), "warning: ", "  "), err=True)
+        click.echo(fold(shown(warning), "warning: "), err=True)
 
 
 def print_summary(result: ScoreResult, name: str | None = None) -> None:
