@@ -182,14 +182,20 @@ def test_duplicates_in_the_json_forms(tmp_path: Path) -> None:
     [
         ("q1 Q0 d1 1 3 r\nq1 Q0 d2 2 2\n", 2, "5 columns, expected 6"),
         ("q1 Q0 d1 1 3 r\nq1 Q0 d2 2 two r\n", 2, "score 'two' is not a number"),
-        ("q1 Q0 d1 1 3 r\n\nq1 Q0 d2 2 nan r\n", 3, "score nan is not a finite number"),
-        ("q1 Q0 d1 1 3 r\nq1 Q0 d2 2 inf r\n", 2, "score inf is not a finite number"),
+        (
+            "q1 Q0 d1 1 3 r\n\nq1 Q0 d2 2 nan r\n",
+            3,
+            "the score is not a finite number (read as nan",
+        ),
+        ("q1 Q0 d1 1 3 r\nq1 Q0 d2 2 inf r\n", 2, "the score is not a finite number (read as inf"),
         ("q1 Q0 d1 1 3 r\nq1 Q0 d2 2 1 r extra\n", 2, "7 columns, expected 6"),
+        ("q1 Q0 d1 1 1e400 r\n", 1, "the score is not a finite number (read as inf"),
+        ("\n\nq1 Q0 d\xe9 1 3 r\n", 3, "not UTF-8 (byte 8 of the line)"),
     ],
 )
 def test_malformed_trec_lines(tmp_path: Path, text: str, line: int, message: str) -> None:
     path = tmp_path / "bad.trec"
-    path.write_text(text)
+    path.write_bytes(text.encode("latin-1"))
     with pytest.raises(DataError) as err:
         read_run(path)
     assert err.value.line == line and err.value.message.startswith(message)

@@ -140,7 +140,8 @@ def order_run(
         i = int(bad[0])
         path, line = where(i)
         raise DataError(
-            f"score {scores[i]} is not a finite number",
+            f"the score is not a finite number (read as {scores[i]}: NaN, an infinity, "
+            "or beyond the range of a float, about 1.8e308)",
             path=path,
             line=line,
             hint="give every retrieved document a finite score",

@@ -64,13 +64,22 @@ def detect_run_form(path: str | Path) -> RunForm:
 
 
 def _first_line(path: Path) -> str | None:
+    number = 0  # the line being read, for the error
     try:
         with path.open("rb") as fh:
             for raw in fh:
+                number += 1
                 if raw.strip():
-                    return raw.decode("utf-8", "replace").strip()
+                    return raw.decode("utf-8").strip()
     except OSError as exc:
         raise DataError(f"cannot read the run: {exc.strerror}", path=str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"not UTF-8 (byte {exc.start + 1} of the line)",
+            path=str(path),
+            line=number,
+            hint="save the run as UTF-8",
+        ) from None
     return None
 
 
