@@ -8,6 +8,7 @@ here, and reads back the files the command wrote.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -404,3 +405,25 @@ def test_a_run_scored_without_data_says_what_to_give(tmp_path: Path) -> None:
     run.write_text("paper01-q1 Q0 c1 1 2.5 bm25\n", encoding="utf-8")
     result = invoke("score", str(run), code=1)
     assert "TREC run" in result.output and "--data" in result.output
+
+
+def test_bfcl_layout_with_question_files_at_the_top_is_function_calling(
+    tmp_path: Path,
+) -> None:
+    """BFCL's own data/ folder: BFCL_v3_<category>.json beside possible_answer/."""
+    repo = Path(__file__).resolve().parents[1]
+    data = tmp_path / "data"
+    (data / "possible_answer").mkdir(parents=True)
+    for source in sorted((repo / "questions").glob("*.jsonl")):
+        name = f"BFCL_v3_{source.stem}.json"
+        shutil.copy(source, data / name)
+        answers = repo / "answers" / source.name
+        if answers.exists():
+            shutil.copy(answers, data / "possible_answer" / name)
+    checked = invoke("validate", "--data", str(data))
+    assert "0 errors" in " ".join(checked.output.split())
+    outputs = str(repo / "examples" / "outputs.jsonl")
+    ast = ("--check", "ast", "--json")  # the copy has no functions/ to exec-check with
+    mine = invoke("score", outputs, "--data", str(data), "--out", str(tmp_path / "a"), *ast)
+    builtin = invoke("score", outputs, "--out", str(tmp_path / "b"), *ast)
+    assert json.loads(mine.stdout)["overall"] == json.loads(builtin.stdout)["overall"]

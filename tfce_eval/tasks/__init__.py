@@ -192,11 +192,24 @@ def _jsonl_has(path: Path, keys: tuple[str, ...]) -> bool:
     return isinstance(record, dict) and all(k in record for k in keys)
 
 
+def _top_has_fc_questions(path: Path) -> bool:
+    """Whether question files sit at the directory's top, as in BFCL's own data/ folder
+    (`BFCL_v3_simple.json` beside `possible_answer/`): records with a question and docs."""
+    return any(
+        file.suffix in (".json", ".jsonl")
+        and (
+            _jsonl_has(file, ("question", "function"))
+            or _jsonl_has(file, ("question", "functions"))
+        )
+        for file in sorted(path.iterdir())
+        if file.is_file()
+    )
+
+
 def detect_task(path: Path) -> TaskKind:
     """The task kind of a dataset directory, from its files; DataError when none fits."""
-    if (path / "questions").is_dir() and (
-        (path / "answers").is_dir() or (path / "possible_answer").is_dir()
-    ):
+    answers = (path / "answers").is_dir() or (path / "possible_answer").is_dir()
+    if answers and ((path / "questions").is_dir() or _top_has_fc_questions(path)):
         return TaskKind.FC
     from tfce_eval.retrieval import detect_layout
 
@@ -210,7 +223,8 @@ def detect_task(path: Path) -> TaskKind:
     raise DataError(
         "cannot tell which task this dataset is for",
         path=str(path),
-        hint="function calling wants questions/ and answers/; retrieval corpus/ queries/ "
+        hint="function calling wants questions/ (or question files at the top) and "
+        "answers/ or possible_answer/; retrieval corpus/ queries/ "
         "qrels/ (or corpus.jsonl, or documents/ queries/); question answering a split "
         'file {"questions": [...]}. Or say --task fc|qa|retrieval',
     )
