@@ -471,3 +471,39 @@ def test_the_run_command_writes_the_reports_beside_its_scores(
     names = {p.name for p in run_dir.iterdir()}
     assert {"report.md", "report.html", "scores.jsonl", "summary.json", "run.json"} <= names
     assert "fake-model" in (run_dir / "report.md").read_text(encoding="utf-8")
+
+
+def test_a_wrong_answer_to_an_item_its_own_truth_fails_is_said_to_be_the_datas(
+    tmp_path: Path,
+) -> None:
+    """The ground truth breaks its docs (a word for an integer): no answer can be right.
+    The item still counts (as BFCL counts it), and the score says so."""
+    root = tmp_path / "data"
+    params = {"type": "dict", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    doc = {"name": "cells", "description": "", "parameters": params}
+    _write_jsonl(
+        root / "questions" / "simple.jsonl",
+        [{"id": f"s_{n}", "question": "q", "function": [doc]} for n in range(3)],
+    )
+    truths: list[Any] = ["five", 5, 7]
+    _write_jsonl(
+        root / "answers" / "simple.jsonl",
+        [{"id": f"s_{n}", "ground_truth": {"cells": {"n": t}}} for n, t in enumerate(truths)],
+    )
+    outputs = tmp_path / "outputs.jsonl"
+    answers = [5, 6, 7]  # wrong (the truth is broken), wrong (the model's), right
+    _write_jsonl(
+        outputs,
+        [
+            {"id": f"s_{n}", "calls": [{"name": "cells", "arguments": {"n": a}}]}
+            for n, a in enumerate(answers)
+        ],
+    )
+    args = ["score", str(outputs), "--data", str(root), "--out", str(tmp_path / "o")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert (
+        "warning: 1 item cannot be answered right under these options: the ground truth "
+        "fails its own check (a dataset problem, counted against the model as BFCL counts "
+        "it; id s_0); `tfce-eval validate` lists what is wrong in the data"
+    ) in unfold(result.stderr).splitlines()

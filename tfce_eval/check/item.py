@@ -379,3 +379,18 @@ def _names(calls: Sequence[Call] | Sequence[ExpectedCall]) -> str:
     for c in calls:
         counts[c.name] = counts.get(c.name, 0) + 1
     return ", ".join(name if n == 1 else f"{name} ×{n}" for name, n in counts.items())
+
+
+def truth_as_answer(item: Item) -> DecodeResult:
+    """The ground truth sent as an answer: each expected call with the first acceptable
+    value of each parameter (left out when leaving it out is what is expected). A dataset
+    whose items fail their own check with this answer cannot be answered right."""
+    calls = []
+    for expected in item.expected:
+        arguments = {
+            name: param.values[0]
+            for name, param in expected.params.items()
+            if param.values and param.values[0] is not None
+        }
+        calls.append(Call(expected.name, arguments))
+    return DecodeResult(calls=tuple(calls))

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tfce_eval.check.item import answer_and_truth, check_item
+from tfce_eval.check.item import answer_and_truth, check_item, truth_as_answer
 from tfce_eval.dataset.load import Dataset
 from tfce_eval.decode.answer import decode_output
 from tfce_eval.errors import DataError, HarnessError, TfceError
@@ -196,6 +196,7 @@ def _score_one(
     executor: Executor | None,
     usage: UsageStats,
     renames: Renames,
+    unwinnable: list[str],
 ) -> ScoreRecord:
     checked = None
     if item.id not in index.offsets:
@@ -211,6 +212,11 @@ def _score_one(
             decoded = decode_output(record, name_map=renames.of(item), item_id=item.id)
             ast = check_item(item, decoded, options.policy)
             checked = decoded
+            # A wrong answer to an item that even its ground truth fails is a dataset
+            # problem worth saying (right answers prove the item can be answered).
+            truth = truth_as_answer(item) if not ast.valid and item.expected else None
+            if truth is not None and not check_item(item, truth, options.policy).valid:
+                unwinnable.append(item.id)
     exec_verdict = _exec_check(executor, item, decoded, ast)
     return _combine(item, ast, exec_verdict, options.check, checked)
 
@@ -252,12 +258,15 @@ def _score_items(
     usage: UsageStats,
     out: StagedLines,
     keeper: Keeper,
+    unwinnable: list[str],
 ) -> None:
     renames = Renames()
     with index.reader() as read:
         for item in items:
             try:
-                scored = _score_one(item, index, read, options, executor, usage, renames)
+                scored = _score_one(
+                    item, index, read, options, executor, usage, renames, unwinnable
+                )
             except TfceError:
                 raise  # bad input (DataError) or a HarnessError that already names the item
             except Exception as exc:  # a bug here must stop the score, never be scored
@@ -355,9 +364,9 @@ def score_outputs(
         executor = _open_executor(stack, dataset, options)
         stage = stack.enter_context(Staging(run_dir.path))
         out = stage.lines(SCORES)
-        _score_items(
-            dataset.iter_items(ids=set(in_scope)), index, options, executor, usage, out, keeper
-        )
+        unwinnable: list[str] = []  # ids of items whose own ground truth fails
+        items = dataset.iter_items(ids=set(in_scope))
+        _score_items(items, index, options, executor, usage, out, keeper, unwinnable)
         records = keeper.records
         extra: dict[str, Any] = dict(options.to_json())
         extra["dataset"] = {
@@ -380,6 +389,13 @@ def score_outputs(
                 "a ground-truth call fails "
                 f"(a dataset problem, not the model's; {_first_ids(not_judged)}); "
                 f"`tfce-eval validate` lists {'it' if len(not_judged) == 1 else 'them'}"
+            )
+        if unwinnable:
+            warnings.append(
+                f"{counted(len(unwinnable), 'item', 'items')} cannot be answered right under "
+                "these options: the ground truth fails its own check (a dataset problem, "
+                f"counted against the model as BFCL counts it; {_first_ids(unwinnable)}); "
+                "`tfce-eval validate` lists what is wrong in the data"
             )
         stage.text(SUMMARY, dumps_strict(summary, indent=2) + "\n")
         stage.commit(stale=(REPORT_MD, REPORT_HTML))
