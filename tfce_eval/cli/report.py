@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from tfce_eval.cli.text import fold, shown
+from tfce_eval.cli.text import fold
 from tfce_eval.errors import TfceError
 from tfce_eval.tasks import TaskKind
 
@@ -18,7 +18,9 @@ class _ReportFailure(click.ClickException):
     folded at 80 columns like every other error."""
 
     def show(self, file: object = None) -> None:
-        click.echo(fold(shown(self.format_message()), "error: "), err=True)
+        from tfce_eval.cli.render import shown_text
+
+        click.echo(fold(shown_text(self.format_message()), "error: "), err=True)
 
 
 @click.command("report")
@@ -115,10 +117,11 @@ def report_command(
 
 def _emit(text: str, output: Path | None) -> None:
     if output is not None:
+        from tfce_eval.cli.render import shown_text
         from tfce_eval.scoring.rundir import write_text_atomic
 
         write_text_atomic(output, text)
-        click.echo(fold(f"written: {output}"), err=True)
+        click.echo(fold(shown_text(f"written: {output}")), err=True)
     else:
         click.echo(text, nl=False)
 

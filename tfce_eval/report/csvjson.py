@@ -11,8 +11,10 @@ import csv
 import dataclasses
 import io
 import json
+from collections.abc import Iterator
 from typing import Any
 
+from tfce_eval.report.document import csv_cell
 from tfce_eval.report.model import MODEL_ERROR_CODES, REQUEST_ERROR, Rate, Report, RunFigures
 from tfce_eval.report.paired import PairedRow
 from tfce_eval.words import counted
@@ -178,22 +180,25 @@ def _paired_row(a: str, b: str, row: PairedRow) -> dict[str, Any]:
     return out
 
 
-def render_csv(report: Report) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=_FIELDS, restval="", lineterminator="\n")
-    writer.writeheader()
+def _rows(report: Report) -> Iterator[dict[str, Any]]:
     for run in report.runs:
-        writer.writerows(_run_rows(run, report.categories))
+        yield from _run_rows(run, report.categories)
     paired = report.paired
     if paired is not None:
         rows = [*paired.rows, *([paired.overall] if paired.overall else [])]
         if paired.reason:
-            writer.writerow(
-                {
-                    "section": "paired",
-                    "run": f"{paired.a} vs {paired.b}",
-                    "note": f"does not apply: {paired.reason}",
-                }
-            )
-        writer.writerows(_paired_row(paired.a, paired.b, r) for r in rows)
+            yield {
+                "section": "paired",
+                "run": f"{paired.a} vs {paired.b}",
+                "note": f"does not apply: {paired.reason}",
+            }
+        yield from (_paired_row(paired.a, paired.b, r) for r in rows)
+
+
+def render_csv(report: Report) -> str:
+    """The CSV: text printable, and never taken for a formula by a spreadsheet."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=_FIELDS, restval="", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({k: csv_cell(v) for k, v in row.items()} for row in _rows(report))
     return buffer.getvalue()

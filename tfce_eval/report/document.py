@@ -5,6 +5,10 @@ and retrieval tasks describe their reports as a `Document` (a title, notes and t
 plain cells, plus the JSON object `--format json` prints) and this module renders it as a
 terminal table, Markdown, CSV, HTML or JSON. A new task kind builds a Document; it writes no
 renderer of its own.
+
+Every text format of every report (these and function calling's own) shows text through
+the functions below: `printable` makes each control character visible, and `rich_text`,
+`md_cell`, `html_text` and `csv_cell` add what each format needs to show text as typed.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import html
 import io
 import json
 import math
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -21,6 +26,73 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # rich loads only when a table is printed
     from rich.console import Console, ConsoleOptions, RenderableType
     from rich.segment import Segment
+    from rich.text import Text
+
+
+def _escape(code: int) -> str:
+    if code == 0x0D:
+        return "\\r"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+#: What a person's screen or viewer would act on rather than show: every C0 control but
+#: newline and tab, DEL, every C1 control, and the bidi embeddings, overrides and isolates
+#: (which reorder the text around them), each to its escape.
+_UNPRINTABLE = {
+    code: _escape(code)
+    for code in (*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+    if code not in (0x09, 0x0A)
+}
+
+
+def printable(text: str) -> str:
+    r"""`text` as every text format shows it: a control character that a terminal would
+    obey (ESC, CR, BEL...) or that reorders the text (U+202E) as its escape, `\x1b`,
+    `\r`, `\u202e`; newline and tab kept. Data (JSON) keeps the characters themselves."""
+    return text.translate(_UNPRINTABLE)
+
+
+def rich_text(text: str, style: str = "") -> Text:
+    """`text` for a rich console, printable and shown as typed: never read as markup."""
+    from rich.text import Text
+
+    return Text(printable(text), style=style)
+
+
+_MD_ESCAPES = str.maketrans(
+    {"\\": "\\\\", "`": "\\`", "|": "\\|", "<": "&lt;", ">": "&gt;", "&": "&amp;"}
+)
+#: `]` where it would close a link, an image, a reference or its definition.
+_MD_LINK = re.compile(r"\](?=[(\[:])")
+
+
+def md_cell(text: str) -> str:
+    """`text` as one line of Markdown that shows it as typed: no cell, code span, link or
+    HTML can come from it (`|`, backticks, `<`, `>`, `&` escaped); lines joined by `<br>`."""
+    escaped = printable(text).translate(_MD_ESCAPES)
+    return _MD_LINK.sub(r"\\]", escaped).replace("\n", "<br>")
+
+
+def html_text(text: str) -> str:
+    """`text` as HTML that shows it as typed, quotes escaped for attributes."""
+    return html.escape(printable(text), quote=True)
+
+
+#: A number as a spreadsheet reads it, which it computes nothing from.
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
+def csv_cell(value: Any) -> Any:
+    r"""A CSV cell: text printable and, where a spreadsheet would take it for a formula
+    (it starts with `=`, `+`, `-`, `@` or a tab, a CR being `\r` by then, and is not a
+    number), behind a `'` (OWASP's advice); numbers as they are."""
+    if not isinstance(value, str):
+        return value
+    text = printable(value)
+    if text[:1] in ("=", "+", "-", "@", "\t") and not _NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
 
 #: A cell: text, a count, a figure (rendered with `digits` decimals), or nothing ("-").
 Cell = str | int | float | None
@@ -107,12 +179,11 @@ def document_renderables(doc: Document) -> list[Any]:
     spaces."""
     from rich import box
     from rich.table import Table as RichTable
-    from rich.text import Text
 
-    parts: list[Any] = [Text(doc.title, style="bold")]
+    parts: list[Any] = [rich_text(doc.title, style="bold")]
     for table in doc.tables:
         rich_table = RichTable(
-            title=table.title or None,
+            title=rich_text(table.title, style="table.title") if table.title else None,
             title_justify="left",
             box=box.SIMPLE_HEAD,
         )
@@ -123,35 +194,34 @@ def document_renderables(doc: Document) -> list[Any]:
                 if i < len(row)
             )
             rich_table.add_column(
-                name, justify="right" if numeric else "left", overflow="fold", no_wrap=numeric
+                rich_text(name),
+                justify="right" if numeric else "left",
+                overflow="fold",
+                no_wrap=numeric,
             )
         for row in _rows_text(table):
-            rich_table.add_row(*row)
+            rich_table.add_row(*map(rich_text, row))
         parts.append(rich_table)
         if table.note:  # under the table, folded at the console's width, not the table's
-            parts.append(Text(table.note))
-    parts.extend(Text(note) for note in doc.notes)
+            parts.append(rich_text(table.note))
+    parts.extend(rich_text(note) for note in doc.notes)
     return [Trimmed(part) for part in parts]
 
 
-def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def render_document_markdown(doc: Document) -> str:
-    lines = [f"# {doc.title}", ""]
+    lines = [f"# {md_cell(doc.title)}", ""]
     for table in doc.tables:
         if table.title:
-            lines += [f"## {table.title}", ""]
-        lines.append("| " + " | ".join(_md_escape(c) for c in table.columns) + " |")
+            lines += [f"## {md_cell(table.title)}", ""]
+        lines.append("| " + " | ".join(map(md_cell, table.columns)) + " |")
         lines.append("|" + "|".join("---" for _ in table.columns) + "|")
         for row in _rows_text(table):
-            lines.append("| " + " | ".join(_md_escape(c) for c in row) + " |")
+            lines.append("| " + " | ".join(map(md_cell, row)) + " |")
         lines.append("")
         if table.note:
-            lines += [table.note, ""]
+            lines += [md_cell(table.note), ""]
     for note in doc.notes:
-        lines += [note, ""]
+        lines += [md_cell(note), ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -160,9 +230,9 @@ def render_document_csv(doc: Document) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     for table in doc.tables:
-        writer.writerow(["table", *table.columns])
+        writer.writerow(["table", *map(csv_cell, table.columns)])
         for row in table.rows:
-            writer.writerow([table.key, *("" if c is None else c for c in row)])
+            writer.writerow([table.key, *("" if c is None else csv_cell(c) for c in row)])
     return buf.getvalue()
 
 
@@ -180,7 +250,7 @@ _CSS = (
 
 
 def render_document_html(doc: Document) -> str:
-    esc = html.escape
+    esc = html_text
     out = [
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8">',

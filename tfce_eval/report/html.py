@@ -2,15 +2,16 @@
 
 It references nothing outside itself, so it opens the same from a run directory, a mail
 attachment or an air-gapped machine. Every text that reaches the page (run names, model
-answers, error messages, questions) is escaped: model output is untrusted data.
+answers, error messages, questions) is escaped and its control characters shown as escapes
+(`html_text`): model output is untrusted data.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from html import escape
 
 from tfce_eval import __version__
+from tfce_eval.report.document import html_text as _e
 from tfce_eval.report.failures import Failure, Line, Piece, RunFailures, outline
 from tfce_eval.report.layout import Grid, RowKind, grids, meta_lines
 from tfce_eval.report.model import Report
@@ -51,10 +52,6 @@ pre {{ font-family: {_MONO}; font-size: 12.5px; background: #f6f8fa; padding: 6p
        margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }}
 footer {{ margin-top: 32px; color: #8c959f; font-size: 12px; }}
 """
-
-
-def _e(text: str) -> str:
-    return escape(text, quote=True)
 
 
 def _label(text: str) -> str:

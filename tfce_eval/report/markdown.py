@@ -1,8 +1,11 @@
-"""The Markdown report (report.md, `--format md`).
+r"""The Markdown report (report.md, `--format md`).
 
-Table cells escape `|`, `<`, `>` and `&` so that no cell can break the table or be taken for
-HTML by a Markdown viewer; failure texts go into code fences longer than any run of backticks
-they contain.
+Table cells, headings and notes go through `md_cell`, which escapes whatever a Markdown
+viewer would act on (`|`, backticks, `<`, `>`, `&`, link brackets) so that no text can break
+a table or be taken for HTML or a link. Failure texts, printable (a CR shows as `\r`), go
+into code fences longer than any run of backticks they contain, each of their lines
+indented as the fence is, whatever ends it (CommonMark ends a line at a lone CR too), so
+that no text can close its fence.
 """
 
 from __future__ import annotations
@@ -10,21 +13,22 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from tfce_eval.report.document import md_cell as cell
+from tfce_eval.report.document import printable
 from tfce_eval.report.failures import Failure, Line, Piece, RunFailures, outline
 from tfce_eval.report.layout import Grid, RowKind, grids, meta_lines
 from tfce_eval.report.model import Report
 
-_CELL_ESCAPES = str.maketrans({"|": "\\|", "<": "&lt;", ">": "&gt;", "&": "&amp;"})
-
-
-def cell(text: str) -> str:
-    return text.translate(_CELL_ESCAPES).replace("\r", "").replace("\n", "<br>")
+#: Every line end CommonMark knows: CRLF, LF and a lone CR.
+_LINE_END = re.compile(r"\r\n?|\n")
 
 
 def fenced(text: str) -> str:
+    """`text` as a fenced code block, one line of it per line of the text whatever ends it,
+    so that an indent before each line keeps the whole text inside the block."""
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
-    return f"{fence}text\n{text}\n{fence}"
+    return "\n".join([f"{fence}text", *_LINE_END.split(text), fence])
 
 
 def grid_md(grid: Grid) -> str:
@@ -49,7 +53,7 @@ def _failure_md(f: Failure) -> str:
     for label, text in f.fields():
         parts.append(f"  {label}:")
         parts.append("")
-        parts.extend("  " + line for line in fenced(text).split("\n"))
+        parts.extend("  " + line for line in fenced(printable(text)).split("\n"))
         parts.append("")
     return "\n".join(parts)
 

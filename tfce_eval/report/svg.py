@@ -6,8 +6,7 @@ reader sees at once whether two bars' intervals overlap. Every text is escaped.
 
 from __future__ import annotations
 
-from html import escape
-
+from tfce_eval.report.document import html_text
 from tfce_eval.report.layout import ci, pct
 from tfce_eval.report.model import Rate, Report
 
@@ -27,8 +26,8 @@ def _x(fraction: float) -> float:
 
 
 def _text(x: float, y: float, text: str, **attrs: str) -> str:
-    extra = "".join(f' {k.replace("_", "-")}="{escape(v)}"' for k, v in attrs.items())
-    return f'<text x="{x:.1f}" y="{y:.1f}"{extra}>{escape(text)}</text>'
+    extra = "".join(f' {k.replace("_", "-")}="{html_text(v)}"' for k, v in attrs.items())
+    return f'<text x="{x:.1f}" y="{y:.1f}"{extra}>{html_text(text)}</text>'
 
 
 def _bar(rate: Rate | None, y: float, color: str, run: str, label: str) -> list[str]:
@@ -39,7 +38,7 @@ def _bar(rate: Rate | None, y: float, color: str, run: str, label: str) -> list[
     tip = f"{run} · {label}: {pct(rate.accuracy)} {ci(rate)}, {rate.correct}/{rate.total}"
     out = [
         f'<rect x="{_LABEL_W}" y="{y:.1f}" width="{end - _LABEL_W:.1f}" height="{_BAR_H}" '
-        f'fill="{color}"><title>{escape(tip)}</title></rect>'
+        f'fill="{color}"><title>{html_text(tip)}</title></rect>'
     ]
     right = end
     if rate.ci95 is not None:

@@ -2,9 +2,10 @@
 
 Tables come from report.compact in several shapes; `Fit` prints the first shape whose tables
 fit the console, so at 80 columns as at 200 no figure is cut: figures never wrap, and a
-numeric column's header is stacked over its figures. Every cell is a rich Text, never
+numeric column's header is stacked over its figures. Every text is a rich Text, never
 markup: run names and model output would otherwise be read as rich markup (`[bold]` in a
-model's answer must print as typed).
+model's answer must print as typed); and its control characters are shown as escapes
+(`printable`), never sent to the terminal.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tfce_eval.report.compact import Shape, accuracy_shapes, error_shapes, legend, run_labels
-from tfce_eval.report.document import Trimmed
+from tfce_eval.report.document import Trimmed, printable, rich_text
 from tfce_eval.report.failures import Failure, Line, Piece, outline
 from tfce_eval.report.layout import Column, Grid, RowKind, paired_grid, usage_grid
 from tfce_eval.report.model import Report
@@ -80,22 +81,22 @@ def _grid_table(grid: Grid) -> Table | None:
     for i, col in enumerate(grid.columns):
         # Figures never wrap; text (names, notes) folds rather than being cut.
         table.add_column(
-            Text(_header(col, i, grid)),
+            rich_text(_header(col, i, grid)),
             justify="right" if col.numeric else "left",
             no_wrap=col.numeric,
             overflow="fold",
         )
     for cells, kind in grid.rows:
-        table.add_row(*(Text(c) for c in cells), style=_ROW_STYLE[kind])
+        table.add_row(*map(rich_text, cells), style=_ROW_STYLE[kind])
     return table
 
 
 def _grid(grid: Grid, table: Table | None = None) -> RenderableType:
-    parts: list[RenderableType] = [Text(grid.title, style="bold underline")]
+    parts: list[RenderableType] = [rich_text(grid.title, style="bold underline")]
     table = table or _grid_table(grid)
     if table is not None:
         parts.append(table)
-    parts.extend(Text(note, style="italic") for note in grid.notes)
+    parts.extend(rich_text(note, style="italic") for note in grid.notes)
     parts.append(Text(""))
     return Group(*parts)
 
@@ -127,7 +128,7 @@ class _Folded:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         lines = textwrap.wrap(
-            self.text,
+            printable(self.text),
             width=options.max_width,
             initial_indent=self.first,
             subsequent_indent=self.rest,
@@ -150,19 +151,19 @@ def _failure(f: Failure) -> RenderableType:
     grid.add_column(style="dim", min_width=10)
     # A long text without spaces (a question in Chinese, JSON) folds over lines, never cut.
     grid.add_column(overflow="fold")
-    head = Text(f.id, style="cyan")
-    head.append(f"  {f.error_type or ''}", style="bold")
+    head = rich_text(f.id, style="cyan")
+    head.append_text(rich_text(f"  {f.error_type or ''}", style="bold"))
     grid.add_row(Text(""), head)
     for label, text in (("error", f.error or ""), *f.fields()):
-        grid.add_row(Text(label), Text(text))
+        grid.add_row(Text(label), rich_text(text))
     return Padding(grid, (0, 0, 1, 2))
 
 
 _PIECES: dict[Piece, Callable[[Line], RenderableType]] = {
-    Piece.TITLE: lambda line: Text(line.text, style="bold underline"),
-    Piece.RUN: lambda line: Group(Text(""), Text(line.text, style="bold")),
-    Piece.NOTE: lambda line: Text(line.text, style="italic"),
-    Piece.CATEGORY: lambda line: Text(line.text, style="bold"),
+    Piece.TITLE: lambda line: rich_text(line.text, style="bold underline"),
+    Piece.RUN: lambda line: Group(Text(""), rich_text(line.text, style="bold")),
+    Piece.NOTE: lambda line: rich_text(line.text, style="italic"),
+    Piece.CATEGORY: lambda line: rich_text(line.text, style="bold"),
     Piece.ITEM: lambda line: _failure(line.item),
 }
 
