@@ -39,7 +39,8 @@ class _ReportFailure(click.ClickException):
     default=0,
     show_default=True,
     metavar="N",
-    help="List N failing items per category: question, expected and received calls, error.",
+    help="List N failing items per category of a function-calling run: question, "
+    "expected and received calls, error.",
 )
 @click.option(
     "--data",
@@ -85,6 +86,7 @@ def report_command(
     try:
         task = _task_of(run_dirs)
         if task is not TaskKind.FC:
+            _note_fc_only(failures=failures > 0, data=data, prices=(price_in, price_out))
             text = _render_task(task, run_dirs, fmt, output)
             if text is None:
                 return
@@ -113,6 +115,24 @@ def report_command(
     except TfceError as exc:
         raise _ReportFailure(str(exc)) from exc
     _emit(text, output)
+
+
+def _note_fc_only(*, failures: bool, data: Path | None, prices: tuple[float | None, ...]) -> None:
+    """A note on stderr naming the options given that only function-calling reports use,
+    rather than ignore them without a word."""
+    flags = {
+        "--failures": failures,
+        "--data": data is not None,
+        "--price-in/--price-out": any(p is not None for p in prices),
+    }
+    given = [flag for flag, value in flags.items() if value]
+    if given == ["--failures"]:
+        line = "--failures: failing items are listed for function-calling runs only"
+    elif given:
+        line = f"{', '.join(given)}: for function-calling runs only"
+    else:
+        return
+    click.echo(fold(line, "note: "), err=True)
 
 
 def _emit(text: str, output: Path | None) -> None:
