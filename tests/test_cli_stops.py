@@ -62,3 +62,11 @@ def test_usage_errors_fold_at_80_columns(argv: list[str]) -> None:
     assert "Usage: tfce-eval" in result.stderr
     assert "Error: " in result.stderr
     assert max(len(line) for line in result.stderr.splitlines()) <= 80
+
+
+def test_an_error_naming_a_path_shows_its_control_characters_as_escapes(tmp_path: Path) -> None:
+    hostile = tmp_path / "out\x1b[2J\u202eput.jsonl"
+    result = CliRunner().invoke(main, ["score", str(hostile)], prog_name="tfce-eval")
+    assert result.exit_code == 1, result.output
+    assert "\x1b" not in result.stderr and "\u202e" not in result.stderr
+    assert "out\\x1b[2J\\u202eput.jsonl" in result.stderr

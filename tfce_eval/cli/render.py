@@ -37,17 +37,10 @@ def stdout_console() -> Console:
     return console
 
 
-def shown_text(text: str) -> str:
-    """`text` as a person reads it: built-in datasets' paths short, controls escaped."""
-    from tfce_eval.report.document import printable
-
-    return printable(shown(text))
-
-
 def print_warnings(warnings: Iterable[str]) -> None:
     """Each warning on stderr, folded at 80 columns under itself, as errors are."""
     for warning in warnings:
-        click.echo(fold(shown_text(warning), "warning: "), err=True)
+        click.echo(fold(shown(warning), "warning: "), err=True)
 
 
 def print_summary(result: ScoreResult, name: str | None = None) -> None:
@@ -62,7 +55,7 @@ def print_summary(result: ScoreResult, name: str | None = None) -> None:
     # The directory once, then the file names: the line stays short whatever the path.
     files = (run_dir.scores, run_dir.summary, run_dir.report_md, run_dir.report_html)
     names = ", ".join(f.name for f in files)
-    click.echo(fold(shown_text(f"written to {run_dir.path}: {names}")))
+    click.echo(fold(shown(f"written to {run_dir.path}: {names}")))
 
 
 def print_document(document: Any) -> None:
@@ -83,7 +76,7 @@ def write_document_reports(out_dir: Path, document: Any) -> str:
     write_text_atomic(out_dir / REPORT_MD, render_document_markdown(document))
     write_text_atomic(out_dir / REPORT_HTML, render_document_html(document))
     files = ", ".join((SCORES, SUMMARY, REPORT_MD, REPORT_HTML))
-    return fold(shown_text(f"written to {out_dir}: {files}"))
+    return fold(shown(f"written to {out_dir}: {files}"))
 
 
 def show_scored(out_dir: Path, document: Any, summary: Any, as_json: bool) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from tfce_eval.cli.text import fold
+from tfce_eval.cli.text import fold, shown
 from tfce_eval.errors import TfceError
 from tfce_eval.tasks import TaskKind
 
@@ -18,9 +18,7 @@ class _ReportFailure(click.ClickException):
     folded at 80 columns like every other error."""
 
     def show(self, file: object = None) -> None:
-        from tfce_eval.cli.render import shown_text
-
-        click.echo(fold(shown_text(self.format_message()), "error: "), err=True)
+        click.echo(fold(shown(self.format_message()), "error: "), err=True)
 
 
 @click.command("report")
@@ -137,11 +135,10 @@ def _note_fc_only(*, failures: bool, data: Path | None, prices: tuple[float | No
 
 def _emit(text: str, output: Path | None) -> None:
     if output is not None:
-        from tfce_eval.cli.render import shown_text
         from tfce_eval.scoring.rundir import write_text_atomic
 
         write_text_atomic(output, text)
-        click.echo(fold(shown_text(f"written: {output}")), err=True)
+        click.echo(fold(shown(f"written: {output}")), err=True)
     else:
         click.echo(text, nl=False)
 

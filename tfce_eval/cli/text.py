@@ -15,10 +15,13 @@ _GLUE = "\x00"
 
 
 def shown(text: str) -> str:
-    """`text` with every built-in dataset's folder written as `builtin:NAME`."""
+    """`text` as a person reads it: every built-in dataset's folder written as
+    `builtin:NAME`, and control characters (from a path, an id, a server's words) shown
+    as escapes, never passed to the terminal."""
+    from tfce_eval.report.document import printable
     from tfce_eval.tasks import builtin_names
 
-    return builtin_names(text)
+    return printable(builtin_names(text))
 
 
 def fold(text: str, first: str = "", rest: str = "    ") -> str:
