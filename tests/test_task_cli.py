@@ -143,7 +143,9 @@ def test_score_the_datasets_own_retrieved_docs(tmp_path: Path) -> None:
     assert summary["run"]["form"] == "dataset"
     # Named as the user named it, wherever the package is installed.
     assert summary["dataset"]["name"] == "builtin:qasper-rag"
-    assert printed.output.startswith("Retrieval: builtin:qasper-rag retrieved_docs\n")
+    # Titled by its directory, as `report` titles it.
+    assert printed.output.startswith("Retrieval: own\n")
+    assert invoke("report", str(out)).output.startswith("Retrieval: own\n")
 
 
 def test_span_gold_scores_spancov(tmp_path: Path, cache: Path) -> None:

@@ -7,6 +7,7 @@ retrieved_docs). The task comes from the dataset (`--task` overrides it).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -279,7 +280,9 @@ def _score_retrieval(
     result = score_run(run, dataset, o["measures"], out)
     if as_json:  # the tables below repeat the warnings under the figures they concern
         print_warnings(result.summary["warnings"])
-    show_scored(out, retrieval_document([result]), result.summary, as_json)
+    # Titled by the directory the scores went to, as `report` titles the run later.
+    named = dataclasses.replace(result, name=out.resolve().name)
+    show_scored(out, retrieval_document([named]), result.summary, as_json)
 
 
 def _score_qa(

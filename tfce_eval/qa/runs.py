@@ -163,4 +163,4 @@ def load_qa_run(path: str | Path, name: str | None = None) -> QaRun:
             model = str(info["model"]) if isinstance(info, dict) and info.get("model") else None
         except DataError:
             model = None
-    return QaRun(name or run_dir.name, run_dir, summary, records, model)
+    return QaRun(name or run_dir.resolve().name, run_dir, summary, records, model)

@@ -54,7 +54,8 @@ def load_scored_run(path: str | Path, name: str | None = None) -> ScoredRun:
             path=str(root / SCORES),
             hint=_HINT,
         )
-    return ScoredRun(name or root.name or str(root), root, summary, tuple(queries))
+    # Named by its directory, as `score` names it and as fc runs are (`report .` too).
+    return ScoredRun(name or root.resolve().name, root, summary, tuple(queries))
 
 
 def _read_summary(path: Path) -> dict[str, Any]:
