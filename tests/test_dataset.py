@@ -501,7 +501,7 @@ GOOD = [json.dumps(question(f"s_{i}")) for i in range(3)]
 
 ERROR_CASES = [
     # (name, question lines, answer lines or None, file, line, id, words in the message)
-    ("bad JSON", [GOOD[0], '{"id": "s_1", "question": ', GOOD[2]], None, "q", 2, None, "JSON"),
+    ("bad JSON", [GOOD[0], '{"id": "s_1", "question": ', GOOD[2]], None, "q", 2, "s_1", "JSON"),
     ("not an object", [GOOD[0], "[1, 2]", GOOD[2]], None, "q", 2, None, "not an object"),
     (
         "no id",

@@ -97,7 +97,7 @@ EXPECTED = [
     ("warning", "answers/simple.jsonl", 1, "s_0", "w.freq: 28 is stored as an integer"),
     ("warning", "answers/simple.jsonl", 1, "s_0", 'w.on: "true" is stored as a string'),
     ("warning", "answers/simple.jsonl", 1, "s_0", "w.n: 5.0 is stored as a float"),
-    ("error", "questions/simple.jsonl", 2, None, "malformed JSON"),
+    ("error", "questions/simple.jsonl", 2, "s_1", "malformed JSON"),  # its id made out
     ("error", "answers/simple.jsonl", 2, "s_2", "a simple item, but the ground truth has 2 call"),
     ("error", "answers/simple.jsonl", 3, "s_3", "which is not among the item's functions"),
     ("error", "answers/simple.jsonl", 4, "s_4", "w.bogus: not a declared parameter"),

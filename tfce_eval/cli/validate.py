@@ -12,6 +12,7 @@ from tfce_eval.cli.text import fold, shown
 from tfce_eval.errors import UsageError
 from tfce_eval.model import AnswerStyle, Finding, Level
 from tfce_eval.tasks import TaskKind
+from tfce_eval.words import counted
 
 
 @click.command("validate")
@@ -92,8 +93,10 @@ def validate_command(
         counts = ", ".join(f"{c} {n}" for c, n in report.counts.items())
         click.echo(
             fold(
-                f"{report.items} items ({counts}): "
-                f"{len(report.errors)} errors, {len(report.warnings)} warnings"
+                counted(report.items, "item")
+                + (f" ({counts})" if counts else "")
+                + f": {counted(len(report.errors), 'error')}, "
+                f"{counted(len(report.warnings), 'warning')}"
             )
         )
     if report.errors:
@@ -132,8 +135,8 @@ def _validate_other(
         click.echo(
             fold(
                 shown(
-                    f"{task} dataset {path}: {_count(len(errors), 'error')}, "
-                    f"{_count(len(findings) - len(errors), 'warning')}"
+                    f"{task} dataset {path}: {counted(len(errors), 'error')}, "
+                    f"{counted(len(findings) - len(errors), 'warning')}"
                 )
             )
         )
@@ -159,7 +162,3 @@ def _folded(finding: Finding) -> str:
     if finding.hint:
         text += "\n" + fold(shown(finding.hint), "  fix: ", "       ")
     return text
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"

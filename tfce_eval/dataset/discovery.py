@@ -9,18 +9,22 @@
 - In a directory, files ending in `.json`, `.jsonl` or `.jsonlines` are read, in name order.
   In the question directory of `data`, a file is loaded only when its name names a supported
   category. In a directory given explicitly (questions or answers), every file is loaded
-  unless its name names an unsupported category (`java`, `multi_turn`...). Files left out are
-  listed in one warning. Files given by name are always loaded.
+  unless its name names an unsupported category (`java`, `multi_turn`...). A link to a file
+  that is not there is left out too. Files left out are listed in one warning (or, when no
+  question file is left, in the error that says so), each with why. Files given by name are
+  always loaded.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from tfce_eval.dataset.category import parse_category, unsupported_category
 from tfce_eval.dataset.paths import builtin_data_dir
+from tfce_eval.dataset.records import named
 from tfce_eval.errors import DataError
 from tfce_eval.model import Category
 
@@ -66,26 +70,31 @@ def discover(
 
     question_files: list[tuple[Path, Category | None]] = []
     for source in question_sources:
-        for path in _expand(source):
+        for path in _expand(source, left_out):
             category = parse_category(path.name)
             unsupported = unsupported_category(path.name)
             if source == path or category is not None or (questions and unsupported is None):
                 question_files.append((path, category))
             else:
-                left_out.append((path, unsupported or "no category in the name"))
+                left_out.append((path, unsupported or NO_CATEGORY))
     answer_files: list[Path] = []
     for source in answer_sources:
-        for path in _expand(source):
+        for path in _expand(source, left_out):
             unsupported = unsupported_category(path.name)
             if source == path or unsupported is None:
                 answer_files.append(path)
             else:
                 left_out.append((path, unsupported))
     if not question_files:
+        skipped = [(p, why) for p, why in left_out if any(_within(p, s) for s in question_sources)]
+        one = question_sources[0]
+        named_from = one if len(question_sources) == 1 and one.is_dir() else data
         raise DataError(
-            "no question files found",
+            "no question files found"
+            + (f"; skipped: {skipped_files(skipped, named_from)}" if skipped else ""),
             path=", ".join(str(s) for s in question_sources),
-            hint="name question files after their category (simple.jsonl, "
+            hint=skipped_fix(skipped)
+            or "name question files after their category (simple.jsonl, "
             "BFCL_v3_parallel.json...) or give them with --questions",
         )
     return Layout(data, tuple(question_files), tuple(answer_files), tuple(left_out), searched)
@@ -111,12 +120,57 @@ def _answer_sources(
     )
 
 
-def _expand(source: Path) -> list[Path]:
-    if source.is_dir():
-        return sorted(
-            (p for p in source.iterdir() if p.is_file() and p.suffix.lower() in SUFFIXES),
-            key=lambda p: p.name,
+#: Why a file named like a dataset file is left out: a link to nothing.
+BROKEN_LINK = "a broken link"
+NO_CATEGORY = "no category in the name"
+_SHOWN = 5
+
+
+def skipped_files(left_out: Sequence[tuple[Path, str]], root: Path | None) -> str:
+    """The files left out, grouped by why: `a.json, b.json (no category in the name)`; at
+    most a few names for each reason, then how many more."""
+    by_reason: dict[str, list[str]] = {}
+    for path, why in left_out:
+        by_reason.setdefault(why, []).append(named(path, root))
+    parts = []
+    for why, names in by_reason.items():
+        more = len(names) - _SHOWN
+        shown = ", ".join(names[:_SHOWN]) + (f" and {more} more" if more > 0 else "")
+        parts.append(f"{shown} ({why})")
+    return "; ".join(parts)
+
+
+def skipped_fix(left_out: Sequence[tuple[Path, str]]) -> str | None:
+    """What to do about the files left out, when something can be done."""
+    reasons = [why for _, why in left_out]
+    fixes = []
+    if NO_CATEGORY in reasons:
+        fixes.append(
+            "name each file after its category (simple.jsonl, BFCL_v3_parallel.json...) "
+            "or give it with --questions"
         )
+    if any(why.startswith(BROKEN_LINK) for why in reasons):
+        fixes.append("point each broken link at its file, or remove it")
+    return "; ".join(fixes) or None
+
+
+def _within(path: Path, source: Path) -> bool:
+    return path == source or path.parent == source
+
+
+def _expand(source: Path, left_out: list[tuple[Path, str]]) -> list[Path]:
+    """The dataset files of a file or directory; a broken link among them is added to
+    `left_out`."""
+    if source.is_dir():
+        found = []
+        for path in sorted(source.iterdir(), key=lambda p: p.name):
+            if path.suffix.lower() not in SUFFIXES:
+                continue
+            if path.is_file():
+                found.append(path)
+            elif path.is_symlink() and not path.exists():
+                left_out.append((path, f"{BROKEN_LINK} to {os.readlink(path)}"))
+        return found
     if source.is_file():
         return [source]
     raise DataError(

@@ -17,7 +17,12 @@ the same limits as a line); if that fails and the file starts with `[`, or with 
 holding only `{`, it is reported as one broken JSON document (the problem and its line),
 else it is read as JSON Lines, line by line. Every problem becomes a `Record` with an
 `error` and a `hint`, so that `validate` can report them all and the loader raise on the
-first.
+first. A file in UTF-16 or UTF-32 (told by its byte-order mark, or by the zero bytes of
+its first character) is one problem, not one per line; a syntax error at a `]` or `}`
+right after a comma is offered the fix for a trailing comma.
+
+What could not be read may still show ids (`failure`), so that the items of the
+other side (the answers of unreadable questions) are not reported one by one as orphans.
 """
 
 from __future__ import annotations
@@ -44,6 +49,17 @@ from tfce_eval.jsonl import (
 _BOM = b"\xef\xbb\xbf"
 _WS = re.compile(r"[ \t\n\r]*")
 _PREFERRED_KEYS = ("data", "items", "questions", "answers", "examples", "records")
+#: Byte-order marks of encodings other than UTF-8: (mark, encoding, codec), longest first.
+_WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32", "utf-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32", "utf-32"),
+    (b"\xff\xfe", "UTF-16", "utf-16"),
+    (b"\xfe\xff", "UTF-16", "utf-16"),
+)
+#: An `"id": "..."` member, as text that could not be parsed may still show it.
+_ID = re.compile(r'"id"\s*:\s*"((?:[^"\\\n]|\\.)*)"')
+#: How much of a line that failed is read again, for its id or its trailing comma.
+_LINE_LOOK = 1 << 20
 
 
 class FileKind(StrEnum):
@@ -66,10 +82,49 @@ class JsonFile:
         self._lines: list[int] = []
         self._fatal: Record | None = None
         self._digest: str | None = None
+        self._codec = "utf-8"  # what an unreadable file is decoded with to find its ids
         try:
             self._detect()
         except OSError as exc:
             self._fatal = Record(0, 0, error=f"cannot read the file: {exc.strerror or exc}")
+
+    @property
+    def failed(self) -> bool:
+        """Whether the file could not be read as a whole (its one record says why)."""
+        return self._fatal is not None
+
+    def failure(self, offset: int) -> tuple[list[str], str | None]:
+        """What can be made out in a record that could not be read: its ids (every one in a
+        file that failed as a whole, else the first of the JSON Lines line at byte
+        `offset`), and for such a line the fix when a trailing comma broke it."""
+        try:
+            if self._fatal is not None:
+                if self.path.stat().st_size > self.limits.max_bytes:
+                    return [], None
+                text = self.path.read_bytes().decode(self._codec, errors="replace")
+                return [_unescaped(m) for m in _ID.findall(text)], None
+            raw = self._line(offset)
+        except OSError:
+            return [], None
+        found = _ID.search(raw.decode("utf-8", errors="replace"))
+        ids = [_unescaped(found.group(1))] if found else []
+        return ids, self._line_fix(raw)
+
+    def _line_fix(self, raw: bytes) -> str | None:
+        try:
+            parse_json(raw, self.limits)
+        except JsonRefused as exc:
+            if not exc.syntax or exc.encoding:
+                return None
+            text = raw.decode("utf-8-sig")
+            return _trailing_comma(text, _index(text, exc.line, exc.column))
+        return None
+
+    def _line(self, offset: int) -> bytes:
+        """The line at byte `offset` (its first `_LINE_LOOK` bytes)."""
+        with self.path.open("rb") as handle:
+            handle.seek(offset)
+            return handle.readline(_LINE_LOOK)
 
     def digest(self) -> str:
         """SHA-256 of the file's bytes (for JSON Lines, known once `records()` has ended)."""
@@ -98,6 +153,8 @@ class JsonFile:
     # -- detection ------------------------------------------------------------------------
 
     def _detect(self) -> None:
+        if self._wide_encoding():
+            return
         first = _first_line(self.path)
         if first is None or first[0].lstrip()[:1] not in (b"[", b"{"):
             return
@@ -112,6 +169,19 @@ class JsonFile:
             isinstance(alone, list) or (isinstance(alone, dict) and _wrapped_key(alone))
         ):
             self._whole_file(line)
+
+    def _wide_encoding(self) -> bool:
+        """Whether the file is UTF-16 or UTF-32: then that is its one error (every line of
+        it would fail)."""
+        with self.path.open("rb") as handle:
+            found = _wide(handle.read(4))
+        if found is None:
+            return False
+        name, how, self._codec = found
+        self._fatal = Record(
+            0, 0, error=f"{name} ({how}), not UTF-8", hint="save the file as UTF-8"
+        )
+        return True
 
     def _whole_file(self, first_line: bytes) -> None:
         size = self.path.stat().st_size
@@ -134,7 +204,11 @@ class JsonFile:
             if not document and not exc.encoding:
                 return  # JSON Lines after all: records() reads and reports it line by line
             self.kind = FileKind.WRAPPED if stripped == b"{" else FileKind.ARRAY
-            self._fatal = Record(exc.line, 0, error=exc.at_line(), hint=exc.hint)
+            hint = exc.hint
+            if exc.syntax and not exc.encoding:
+                text = data.decode("utf-8-sig")
+                hint = _trailing_comma(text, _index(text, exc.line, exc.column)) or hint
+            self._fatal = Record(exc.line, 0, error=exc.at_line(), hint=hint)
             self._digest = hashlib.sha256(data).hexdigest()
             return
         self._digest = hashlib.sha256(data).hexdigest()
@@ -176,6 +250,50 @@ class JsonFile:
             pos = _skip_ws(text, end)
             if text[pos] == ",":
                 pos = _skip_ws(text, pos + 1)
+
+
+def _wide(head: bytes) -> tuple[str, str, str] | None:
+    """The encoding the first bytes of a file show when it is not UTF-8 but UTF-16 or
+    UTF-32: (name, how it shows, codec); None otherwise."""
+    for mark, name, codec in _WIDE_BOMS:
+        if head.startswith(mark):
+            return name, f"a byte-order mark {mark.hex(' ').upper()}", codec
+    zeros = "no byte-order mark; every other byte 0"
+    if head[:1] in (b"[", b"{") and head[1:2] == b"\0":
+        return "UTF-16", zeros, "utf-16-le"
+    if head[:1] == b"\0" and head[1:2] in (b"[", b"{"):
+        return "UTF-16", zeros, "utf-16-be"
+    return None
+
+
+def _unescaped(member: str) -> str:
+    try:
+        value = json.loads(f'"{member}"')
+    except ValueError:
+        return member
+    return value if isinstance(value, str) else member
+
+
+def _index(text: str, line: int, column: int | None) -> int:
+    """The index in `text` of a 1-based line and column (as `json` counts them)."""
+    start = 0
+    for _ in range(line - 1):
+        start = text.find("\n", start) + 1
+    return start + (column or 1) - 1
+
+
+def _trailing_comma(text: str, pos: int) -> str | None:
+    """The fix for a syntax error at `pos` that a trailing comma makes (a `]` or `}` right
+    after a comma), or None."""
+    if text[pos : pos + 1] not in ("]", "}"):
+        return None
+    before = text[:pos].rstrip()
+    if not before.endswith(","):
+        return None
+    line = before.count("\n") + 1
+    if line == text.count("\n", 0, pos) + 1:
+        return f"remove the comma before the {text[pos]} (a trailing comma?)"
+    return f"remove the comma that ends line {line} (a trailing comma?)"
 
 
 def _first_line(path: Path) -> tuple[bytes, bool] | None:

@@ -33,6 +33,7 @@ from typing import Any
 from tfce_eval.jsonl import json_type
 from tfce_eval.model import AnswerStyle, ExpectedCall, ExpectedParam
 from tfce_eval.schema.kinds import TypeName, declared_kinds
+from tfce_eval.words import counted
 
 
 class GroundTruthError(ValueError):
@@ -189,8 +190,9 @@ class StyleEvidence:
             else ("TFCE", self.tfce, self.first_tfce)
         )
         return (
-            f"answers in both styles: read as {chosen.value.upper()} ({max(self.tfce, self.bfcl)} "
-            f"lines), but {count} line(s) look {other}-style (first: line {line})"
+            f"answers in both styles: read as {chosen.value.upper()} "
+            f"({counted(max(self.tfce, self.bfcl), 'line')}), but "
+            f"{counted(count, 'line looks', 'lines look')} {other}-style (first: line {line})"
         )
 
 

@@ -7,6 +7,11 @@ again; in a larger one, a question whose answer needs its docs to tell the answe
 re-reads that one answer line, and items are read back by offset. Every problem goes to a
 reporter, which raises on the first error when loading and collects them all when validating,
 so the file parsing is written once.
+
+A problem is reported once, where it is: ids that a record of the other side that could
+not be read holds, or that an empty file may hold, are said once per file
+(`tfce_eval.dataset.unread`), not one by one as questions without ground truth or answers
+to delete; a copied file is one error (`tfce_eval.dataset.duplicates`).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Any
 
 from tfce_eval.dataset.category import parse_category, unsupported_category
 from tfce_eval.dataset.discovery import Layout
+from tfce_eval.dataset.duplicates import Duplicates
 from tfce_eval.dataset.files import FileKind, JsonFile
 from tfce_eval.dataset.groundtruth import (
     GroundTruthError,
@@ -36,13 +42,15 @@ from tfce_eval.dataset.records import (
     Reporter,
     Source,
     doc_objects,
+    first_ids,
     function_docs,
 )
+from tfce_eval.dataset.unread import Unmatched, Unread
 from tfce_eval.jsonl import LineReader, json_type
 from tfce_eval.model import AnswerStyle, Category, FunctionDoc
+from tfce_eval.words import counted
 
 _CATEGORY_NAMES = ", ".join(c.value for c in Category)
-_ORPHANS_SHOWN = 5
 
 
 class Indexer:
@@ -63,6 +71,10 @@ class Indexer:
         self._single_value: dict[int, tuple[int, str, str]] = {}
         self._needs_docs: set[str] = set()
         self._rejected: set[str] = set()
+        self._rejected_answers: set[str] = set()
+        self._question_files: list[int] = []
+        self._unread = Unread(reporter, self.sources, layout.root)
+        self._duplicates = Duplicates(reporter, self.sources, layout.root)
         self._field_categories: dict[str, Category | None] = {}
         self._hold = False
         #: Of a dataset small enough to keep parsed (`records.KEEP_PARSED_BYTES`): each
@@ -121,13 +133,18 @@ class Indexer:
         if held is not None:
             held[offset] = value
 
-    def _records(self, handle: JsonFile) -> Iterator[tuple[int, int, dict[str, Any], str]]:
+    def _records(
+        self, file: int, handle: JsonFile
+    ) -> Iterator[tuple[int, int, dict[str, Any], str]]:
         """The sound records of a file as (line, offset, object, id); the others are
-        reported."""
+        reported, and so is a file that holds no record at all."""
         path = handle.path
+        rows = 0
         for line, offset, value, error, hint in handle.rows():
+            rows += 1
             if error is not None:
-                self.reporter.error(error, path=path, line=line, hint=hint)
+                item_id, fix = self._unread.failure(file, handle, line, offset)
+                self.reporter.error(error, path=path, line=line, item_id=item_id, hint=fix or hint)
             elif type(value) is not dict:
                 self.reporter.error(
                     f"the record is {json_type(value)}, not an object",
@@ -151,29 +168,18 @@ class Indexer:
             else:
                 yield line, offset, value, value["id"]
         self._digests[path] = handle.digest()
-
-    def _is_duplicate(
-        self, item_id: str, seen: Mapping[str, QuestionLoc | AnswerLoc], path: Path, line: int
-    ) -> bool:
-        first = seen.get(item_id)
-        if first is None:
-            return False
-        self.reporter.error(
-            f"duplicate id {item_id!r}: first on line {first.line} of "
-            f"{self.sources[first.file].path}, again on line {line}",
-            path=path,
-            line=line,
-            item_id=item_id,
-            hint="give each item its own id, or delete the repeated line",
-        )
-        return True
+        if not rows:
+            self._unread.empty(file)
 
     def _index_answers(self, file: int, handle: JsonFile) -> None:
         evidence = self._evidence[file] = StyleEvidence()
-        for line, offset, value, item_id in self._records(handle):
-            if self._is_duplicate(item_id, self.answers, handle.path, line):
+        ids = 0
+        for line, offset, value, item_id in self._records(file, handle):
+            ids += 1
+            if self._duplicates.repeated(item_id, self.answers, line):
                 continue
             if "ground_truth" not in value:
+                self._rejected_answers.add(item_id)
                 self.reporter.error(
                     'the answer has no "ground_truth"',
                     path=handle.path,
@@ -185,6 +191,7 @@ class Indexer:
             try:
                 calls = split_calls(value["ground_truth"])
             except GroundTruthError as exc:
+                self._rejected_answers.add(item_id)
                 self.reporter.error(
                     exc.message,
                     path=handle.path,
@@ -205,13 +212,17 @@ class Indexer:
                 self._needs_docs.add(item_id)
             if where is not None and file not in self._single_value:
                 self._single_value[file] = (line, item_id, where)
+        self._duplicates.report(file, ids)
 
     def _index_questions(
         self, file: int, handle: JsonFile, file_category: Category | None, reader: LineReader
     ) -> None:
         path = handle.path
-        for line, offset, value, item_id in self._records(handle):
-            if self._is_duplicate(item_id, self.questions, path, line):
+        self._question_files.append(file)
+        ids = 0
+        for line, offset, value, item_id in self._records(file, handle):
+            ids += 1
+            if self._duplicates.repeated(item_id, self.questions, line):
                 continue
             category = self._category(value, file_category, item_id, path, line)
             docs = doc_objects(value)
@@ -232,6 +243,7 @@ class Indexer:
             self._keep(file, offset, value)
             if item_id in self._needs_docs:
                 self._vote_with_docs(item_id, docs, reader)
+        self._duplicates.report(file, ids)
 
     def _category(
         self,
@@ -284,40 +296,48 @@ class Indexer:
         self._evidence[loc.file].add(vote, loc.line)
 
     def _join(self) -> None:
+        answer_files = list(self._evidence)
+        unanswered: dict[int, list[Unmatched]] = {}
         for item_id, loc in list(self.questions.items()):
             if item_id not in self.answers and loc.category is not Category.IRRELEVANCE:
-                self.reporter.error(
-                    "the question has no ground truth",
-                    path=self.sources[loc.file].path,
-                    line=loc.line,
-                    item_id=item_id,
-                    hint=f'add {{"id": "{item_id}", "ground_truth": ...}} to the answers '
-                    f"({self.layout.answers_searched})",
-                )
                 del self.questions[item_id]
-        orphans: dict[int, list[str]] = {}
+                if item_id not in self._rejected_answers:  # its answer's error says why
+                    unanswered.setdefault(loc.file, []).append((item_id, loc.line, loc.category))
+        orphans: dict[int, list[Unmatched]] = {}
         for item_id, answer in list(self.answers.items()):
             if item_id in self.questions:
                 continue
             del self.answers[item_id]
-            if item_id in self._rejected:
-                continue
+            if item_id not in self._rejected:
+                item = (item_id, answer.line, parse_category(item_id))
+                orphans.setdefault(answer.file, []).append(item)
+        for file, items in unanswered.items():
+            for item_id, line in self._unread.report(file, items, answer_files, "question"):
+                self.reporter.error(
+                    "the question has no ground truth",
+                    path=self.sources[file].path,
+                    line=line,
+                    item_id=item_id,
+                    hint=f'add {{"id": "{item_id}", "ground_truth": ...}} to the answers '
+                    f"({self.layout.answers_searched})",
+                )
+        for file, items in orphans.items():
             if self.reporter.strict:
-                orphans.setdefault(answer.file, []).append(item_id)
-            else:
+                self.reporter.warning(
+                    f"{counted(len(items), 'answer has', 'answers have')} no question and "
+                    f"{'is' if len(items) == 1 else 'are'} ignored: "
+                    + first_ids([i for i, _, _ in items]),
+                    path=self.sources[file].path,
+                )
+                continue
+            for item_id, line in self._unread.report(file, items, self._question_files, "answer"):
                 self.reporter.error(
                     "the answer's id has no question",
-                    path=self.sources[answer.file].path,
-                    line=answer.line,
+                    path=self.sources[file].path,
+                    line=line,
                     item_id=item_id,
                     hint="delete the line, or add the question (check the id's spelling)",
                 )
-        for file, ids in orphans.items():
-            shown = ", ".join(ids[:_ORPHANS_SHOWN]) + (", ..." if len(ids) > _ORPHANS_SHOWN else "")
-            self.reporter.warning(
-                f"{len(ids)} answer(s) have no question and are ignored: {shown}",
-                path=self.sources[file].path,
-            )
 
     def _decide_styles(self) -> None:
         for file, evidence in self._evidence.items():

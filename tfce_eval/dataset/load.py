@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 from tfce_eval.dataset.category import parse_category
-from tfce_eval.dataset.discovery import Layout, discover
+from tfce_eval.dataset.discovery import Layout, discover, skipped_files, skipped_fix
 from tfce_eval.dataset.groundtruth import GroundTruthError, calls_expected, expected_calls
 from tfce_eval.dataset.index import Indexer
 from tfce_eval.dataset.records import AnswerLoc, QuestionLoc, Reporter, Source, parse_docs
@@ -223,9 +223,8 @@ def _load(
 def _report_left_out(layout: Layout, reporter: Reporter) -> None:
     if not layout.left_out:
         return
-    root = layout.root
-    names = ", ".join(
-        f"{path.relative_to(root) if root and path.is_relative_to(root) else path} ({why})"
-        for path, why in layout.left_out
+    reporter.warning(
+        f"not loaded: {skipped_files(layout.left_out, layout.root)}",
+        path=layout.root,
+        hint=skipped_fix(layout.left_out),
     )
-    reporter.warning(f"not loaded: {names}", path=root)

@@ -4,12 +4,13 @@
 file, with its parsed records when the dataset is small enough to keep them
 (`KEEP_PARSED_BYTES`: each line is then parsed once, at load); the `Reporter` raises on the
 first error (loading) or collects every problem (validating). `doc_objects` and
-`parse_docs` read an item's function docs.
+`parse_docs` read an item's function docs; `named` and `first_ids` word files and ids in
+messages.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -17,6 +18,8 @@ from typing import Any, NamedTuple
 from tfce_eval.errors import DataError
 from tfce_eval.jsonl import LineReader
 from tfce_eval.model import Category, Finding, FunctionDoc, Level
+
+_IDS_SHOWN = 5
 
 #: A dataset whose files add up to at most this many bytes keeps its records parsed in
 #: memory (a few times their size on disk); a larger one is read back line by line, so
@@ -139,3 +142,28 @@ def function_docs(docs: list[dict[str, Any]]) -> tuple[FunctionDoc, ...]:
             for d in docs
         ]
     )
+
+
+@dataclass
+class FileNotes:
+    """Base of what the indexer keeps about its files to report once a file, or all, are
+    read: the reporter, the indexer's files (as they grow) and the dataset's directory."""
+
+    reporter: Reporter
+    sources: Sequence[Source]
+    root: Path | None
+
+    def name(self, file: int) -> str:
+        """The file as messages name it (see `named`)."""
+        return named(self.sources[file].path, self.root)
+
+
+def named(path: Path, root: Path | None) -> str:
+    """A file as messages name it: from the dataset's directory `root` when it is inside."""
+    return str(path.relative_to(root) if root and path.is_relative_to(root) else path)
+
+
+def first_ids(ids: list[str]) -> str:
+    """The first few ids, then how many more: `s_0, s_1, s_2, s_3, s_4 and 7 more`."""
+    more = len(ids) - _IDS_SHOWN
+    return ", ".join(ids[:_IDS_SHOWN]) + (f" and {more} more" if more > 0 else "")

@@ -29,6 +29,7 @@ from tfce_eval.dataset.load import Dataset, scan_dataset
 from tfce_eval.dataset.truth_findings import call_problems
 from tfce_eval.errors import DataError
 from tfce_eval.model import AnswerStyle, Category, Finding, Item, Level, SourceRef
+from tfce_eval.words import counted
 
 __all__ = ["Check", "Finding", "Level", "ValidationReport", "expected_shape", "validate_dataset"]
 
@@ -102,6 +103,11 @@ def expected_shape(calls: int, functions: int, docs: int) -> Category:
     return Category.PARALLEL if functions == 1 else Category.PARALLEL_MULTIPLE
 
 
+def _a(category: Category) -> str:
+    """The category with its article: `a simple`, `an irrelevance`."""
+    return f"{'an' if category.value[0] in 'aeiou' else 'a'} {category}"
+
+
 def _shape_ok(category: Category, calls: int, functions: int, docs: int) -> bool:
     if category is Category.SIMPLE:
         return calls == 1
@@ -134,9 +140,10 @@ class _ItemChecker:
             add(
                 answer,
                 Level.ERROR,
-                f"a {item.category} item, but the ground truth has {len(names)} call(s) of "
-                f"{len(set(names))} function(s) among {docs} doc(s)",
-                f"that is the shape of a {shape} item: fix the ground truth or the category",
+                f"{_a(item.category)} item, but the ground truth has "
+                f"{counted(len(names), 'call')} of {counted(len(set(names)), 'function')} "
+                f"among {counted(docs, 'doc')}",
+                f"that is the shape of {_a(shape)} item: fix the ground truth or the category",
             )
         seen_names: set[str] = set()
         for doc in item.functions:

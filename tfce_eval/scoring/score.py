@@ -30,7 +30,7 @@ from tfce_eval.dataset.load import Dataset
 from tfce_eval.decode.answer import decode_output
 from tfce_eval.errors import DataError, HarnessError, TfceError
 from tfce_eval.jsonl import torn_line_warning
-from tfce_eval.model import DecodeResult, ErrorCode, Item, ScoreRecord, Verdict
+from tfce_eval.model import CATEGORY_ORDER, DecodeResult, ErrorCode, Item, ScoreRecord, Verdict
 from tfce_eval.schema.wire import name_map
 from tfce_eval.scoring.keeper import Keeper
 from tfce_eval.scoring.options import CheckMode, MissingMode, ScoreOptions
@@ -351,7 +351,9 @@ def score_outputs(
             f"{'counts' if one else 'count'} as wrong (no_call); "
             f"{_first_ids(missing)} (--missing skip leaves {'it' if one else 'them'} out)"
         )
-    not_run = sorted({dataset.category_of(i) for i in selected} - answered_cats)
+    not_run = sorted(
+        {dataset.category_of(i) for i in selected} - answered_cats, key=CATEGORY_ORDER.index
+    )
     if not_run:
         warnings.append(
             "no outputs at all for: " + ", ".join(str(c) for c in not_run) + " (shown as N/A)"
