@@ -10,6 +10,8 @@ from tfce_eval.scoring.summary import wilson_interval as summary_wilson
 from tfce_eval.stats import (
     bootstrap_interval,
     mcnemar_exact_p,
+    paired_randomization_p,
+    paired_t_p,
     proportion_block,
     wilson_interval,
 )
@@ -104,3 +106,33 @@ def test_mcnemar_large_counts_are_exact() -> None:
 def test_mcnemar_rejects_negative_counts() -> None:
     with pytest.raises(ValueError):
         mcnemar_exact_p(-1, 2)
+
+
+def test_a_constant_difference_up_to_rounding_has_no_t_test() -> None:
+    # 0.3 - 0.2 and 0.1 - 0.0 differ in the last bit: not a real spread (scipy says 1e-32).
+    assert paired_t_p([0.3, 0.7, 0.1], [0.2, 0.6, 0.0]) is None
+    assert paired_t_p([0.3, 0.7], [0.3 + 1e-17, 0.7]) == 1.0
+
+
+def test_mcnemar_for_a_million_discordant_items_is_quick_and_agrees() -> None:
+    from scipy.stats import binomtest
+
+    for a, b in ((4_999, 5_001), (5_001, 5_100), (499_000, 501_000)):
+        reference = binomtest(min(a, b), a + b).pvalue
+        assert mcnemar_exact_p(a, b) == pytest.approx(reference, rel=1e-9)
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf])
+def test_tests_refuse_values_that_are_not_finite(bad: float) -> None:
+    with pytest.raises(ValueError, match="finite"):
+        paired_randomization_p([bad, 0.5, 0.2], [0.1, 0.4, 0.3])
+    with pytest.raises(ValueError, match="finite"):
+        paired_t_p([bad, 0.5, 0.2], [0.1, 0.4, 0.3])
+    with pytest.raises(ValueError, match="finite"):
+        bootstrap_interval([bad, 0.5])
+
+
+def test_a_count_that_is_not_a_proportion_is_refused() -> None:
+    for correct, total in ((5, 3), (-1, 3)):
+        with pytest.raises(ValueError, match="is not a proportion"):
+            wilson_interval(correct, total)

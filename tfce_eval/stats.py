@@ -25,6 +25,8 @@ def wilson_interval(correct: int, total: int, z: float = Z95) -> tuple[float, fl
     """
     if total <= 0:
         raise ValueError("a proportion of no trials has no interval")
+    if not 0 <= correct <= total:
+        raise ValueError(f"{correct} correct of {total} is not a proportion")
     p = correct / total
     denom = 1 + z * z / total
     centre = (p + z * z / (2 * total)) / denom
@@ -64,6 +66,12 @@ def mcnemar_exact_p(only_a: int, only_b: int) -> float:
     if n == 0:
         return 1.0
     smaller = min(only_a, only_b)
+    if n > _EXACT_SUM_LIMIT:
+        # The exact sum below grows with n squared (a run of a million items would take
+        # minutes); the binomial CDF in floating point has a relative error near 1e-15.
+        from scipy.stats import binom
+
+        return min(1.0, 2 * float(binom.cdf(smaller, n, 0.5)))
     # Exact integers throughout: int / int true division rounds correctly even for huge n.
     term = 1  # C(n, 0)
     tail = 1
@@ -72,6 +80,22 @@ def mcnemar_exact_p(only_a: int, only_b: int) -> float:
         tail += term
     return min(1.0, (2 * tail) / (1 << n))
 
+
+#: Discordant pairs up to which McNemar's tail is summed in exact integers (0.01 s).
+_EXACT_SUM_LIMIT = 10_000
+
+
+def _finite_pairs(a: Sequence[float], b: Sequence[float]) -> None:
+    """Refuse pairs of different lengths or holding NaN or an infinity: a test over them
+    would report a p-value that means nothing (a NaN mean is never exceeded)."""
+    if len(a) != len(b):
+        raise ValueError("paired samples must have the same length")
+    if not all(math.isfinite(x) for x in (*a, *b)):
+        raise ValueError("paired samples must be finite numbers")
+
+
+#: Differences this small are rounding, not a difference (measures lie in [0, 1]).
+_ROUNDING = 1e-12
 
 #: Permutations of the paired randomization test and resamples of the bootstrap.
 RESAMPLES = 10_000
@@ -89,8 +113,7 @@ def paired_randomization_p(
     """
     import numpy as np
 
-    if len(a) != len(b):
-        raise ValueError("paired samples must have the same length")
+    _finite_pairs(a, b)
     diffs = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
     if diffs.size == 0 or not np.any(diffs):
         return 1.0
@@ -114,14 +137,15 @@ def paired_t_p(a: Sequence[float], b: Sequence[float]) -> float | None:
     """Two-sided p-value of the paired t-test; 1.0 when every difference is zero.
 
     None when it is undefined: fewer than two pairs, or differences all equal but not zero
-    (zero variance with a nonzero mean).
+    (zero variance with a nonzero mean). "Equal" allows for rounding: 0.3 - 0.2 and
+    0.7 - 0.6 differ in the last bit, which would otherwise give a p-value of 1e-32.
     """
-    if len(a) != len(b):
-        raise ValueError("paired samples must have the same length")
+    _finite_pairs(a, b)
     diffs = [x - y for x, y in zip(a, b, strict=True)]
-    if not any(diffs):
+    scale = max((abs(d) for d in diffs), default=0.0)
+    if scale <= _ROUNDING:
         return 1.0
-    if len(diffs) < 2 or len(set(diffs)) == 1:
+    if len(diffs) < 2 or max(diffs) - min(diffs) <= _ROUNDING * max(1.0, scale):
         return None
     from scipy import stats as sps
 
@@ -138,6 +162,8 @@ def bootstrap_interval(
     data = np.asarray(values, dtype=float)
     if data.size == 0:
         raise ValueError("a mean of no values has no interval")
+    if not np.all(np.isfinite(data)):
+        raise ValueError("a bootstrap needs finite values")
     rng = np.random.default_rng(seed)
     means = np.empty(resamples)
     block = max(1, min(resamples, 8_000_000 // data.size))
