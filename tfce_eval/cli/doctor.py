@@ -69,7 +69,7 @@ def doctor_command(
         if finding.hint:
             click.echo(_fold(f"  fix: {finding.hint}", "       "))
     if report.ok:
-        click.echo("ready for `tfce-eval run --mode fc`" + (" and --mode prompt" if qa else ""))
+        click.echo("ready for `tfce-eval run --mode fc`" + (" and `--mode prompt`" if qa else ""))
     else:
         raise SystemExit(1)
 

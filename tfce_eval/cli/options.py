@@ -200,7 +200,7 @@ def split_options(func: F) -> F:
         click.option(
             "--corpus",
             help="Which corpus of a chunk-span dataset: documents (default) or "
-            "documents_coref. For qa --context bm25: a retrieval dataset to search.",
+            "documents_coref. With a QA run's --context bm25: a retrieval dataset to search.",
         ),
         click.option(
             "--qrels",
@@ -217,8 +217,8 @@ def task_option(func: F) -> F:
     return click.option(
         "--task",
         type=click.Choice([str(t) for t in TaskKind]),
-        help="The task, when the dataset's files do not say it (QASPER-RAG is retrieval; "
-        "--task qa scores its answers).",
+        help="The task, when the dataset's files do not say it (QASPER-RAG reads as "
+        "retrieval; with --task qa, its answers are the questions).",
     )(func)
 
 

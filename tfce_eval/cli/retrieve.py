@@ -75,7 +75,13 @@ class StageProgress:
     show_default=True,
     help="The retriever (BM25 as bm25s computes it).",
 )
-@click.option("--k", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option(
+    "--k",
+    type=click.IntRange(min=1),
+    default=100,
+    show_default=True,
+    help="Documents ranked per query (the run's depth).",
+)
 @click.option(
     "--candidates",
     is_flag=True,

@@ -158,7 +158,11 @@ def _resume_command() -> str | None:
     show_default=True,
     help="Directory that holds run directories.",
 )
-@click.option("--run-name", help="Run directory name. Default: <provider>-<model>-<mode>.")
+@click.option(
+    "--run-name",
+    help="Run directory name. Default: <provider>-<model>-<mode>, and for a QA run "
+    "-qa-<context> after it.",
+)
 @click.option(
     "--ids",
     "ids",
