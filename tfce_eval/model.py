@@ -16,6 +16,14 @@ from typing import Any
 from tfce_eval.errors import DataError
 
 
+class TaskKind(StrEnum):
+    """The three kinds of evaluation: function calling, question answering, retrieval."""
+
+    FC = "fc"
+    QA = "qa"
+    RETRIEVAL = "retrieval"
+
+
 class Category(StrEnum):
     """A TFCE / BFCL item category. Parsed once when an item is loaded."""
 

@@ -8,9 +8,8 @@ from typing import Any, TypeVar
 
 import click
 
-from tfce_eval.model import AnswerStyle, Category, OptionalParams, Policy
+from tfce_eval.model import AnswerStyle, Category, OptionalParams, Policy, TaskKind
 from tfce_eval.scoring.options import CheckMode
-from tfce_eval.tasks import TaskKind, builtin
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -30,6 +29,7 @@ class DataParam(click.ParamType):  # type: ignore[type-arg]
         if not text.startswith("builtin:"):
             return Path(text)
         from tfce_eval.errors import UsageError
+        from tfce_eval.tasks import builtin  # not for --help: the table of datasets
 
         try:
             entry = builtin(text[len("builtin:") :])

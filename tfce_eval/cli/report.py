@@ -8,7 +8,7 @@ import click
 
 from tfce_eval.cli.text import fold, shown
 from tfce_eval.errors import TfceError
-from tfce_eval.tasks import TaskKind
+from tfce_eval.model import TaskKind
 
 FORMATS = ("table", "md", "json", "csv", "html")
 

@@ -31,10 +31,9 @@ from tfce_eval.cli.options import (
 )
 from tfce_eval.cli.text import fold, fold_command, shown
 from tfce_eval.errors import RunInterrupted, UsageError
-from tfce_eval.model import AnswerStyle
+from tfce_eval.model import AnswerStyle, TaskKind
 from tfce_eval.providers.base import Mode, RequestOptions, ToolChoice
 from tfce_eval.scoring.options import CheckMode
-from tfce_eval.tasks import TaskKind
 
 if TYPE_CHECKING:
     from tfce_eval.dataset.load import Dataset

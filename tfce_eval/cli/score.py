@@ -24,8 +24,8 @@ from tfce_eval.cli.options import (
     task_option,
 )
 from tfce_eval.cli.text import shown
+from tfce_eval.model import TaskKind
 from tfce_eval.scoring.options import MissingMode
-from tfce_eval.tasks import TaskKind
 
 #: The word that scores a retrieval dataset's own retrieved_docs instead of a run file.
 DATASET_RUN = "dataset"

@@ -10,8 +10,7 @@ import click
 from tfce_eval.cli.options import data_options, split_options, task_option
 from tfce_eval.cli.text import fold, shown
 from tfce_eval.errors import UsageError
-from tfce_eval.model import AnswerStyle, Finding, Level
-from tfce_eval.tasks import TaskKind
+from tfce_eval.model import AnswerStyle, Finding, Level, TaskKind
 from tfce_eval.words import counted
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from tfce_eval.errors import DataError
 from tfce_eval.jsonl import JsonLines, read_json
+from tfce_eval.model import TaskKind
 from tfce_eval.qa.items import AnswerType, QaDataset
 from tfce_eval.qa.judge import Grade
 from tfce_eval.qa.records import ErrorType, QaScore
@@ -118,7 +119,7 @@ def _lines(path: Path) -> Iterator[tuple[int, Any]]:
 
 def _summary(path: Path) -> dict[str, Any]:
     value = read_json(path, hint=_HINT)
-    if not isinstance(value, dict) or value.get("task") != "qa":
+    if not isinstance(value, dict) or value.get("task") != TaskKind.QA:
         raise DataError("not the summary of a QA run", path=str(path), hint=_HINT)
     types = value.get("answer_types")
     if not isinstance(types, dict) or not all(isinstance(block, dict) for block in types.values()):

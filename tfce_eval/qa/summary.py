@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from tfce_eval.model import TaskKind
 from tfce_eval.qa.items import AnswerType, QaDataset
 from tfce_eval.qa.records import ErrorType, QaScore
 from tfce_eval.scoring.options import MissingMode
@@ -122,7 +123,7 @@ def summarise(
         answer_types["open"] = open_block(by_type[AnswerType.OPEN], judge_name, prompt)
     closed = by_type[AnswerType.MC] + by_type[AnswerType.TF]
     summary: dict[str, Any] = {
-        "task": "qa",
+        "task": str(TaskKind.QA),
         "dataset": {
             "path": dataset.path,
             "split": dataset.split,

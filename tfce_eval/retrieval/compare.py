@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tfce_eval.errors import UsageError
+from tfce_eval.model import TaskKind
 from tfce_eval.retrieval.score import ScoredRun
 
 if TYPE_CHECKING:  # the report package loads only when a report is made
@@ -83,7 +84,7 @@ def _single(run: ScoredRun) -> Document:
         note=f"Coverage: {cov['answered']} of {cov['total']} gold queries answered by the run.",
     )
     notes = [_interval_note(run), *(f"Warning: {w}" for w in run.warnings)]
-    data = {"task": "retrieval", "runs": [_run_json("A", run)]}
+    data = {"task": str(TaskKind.RETRIEVAL), "runs": [_run_json("A", run)]}
     return Document(f"Retrieval: {run.name}", (table,), tuple(notes), data)
 
 
@@ -166,7 +167,7 @@ def _paired(a: ScoredRun, b: ScoredRun) -> Document:
     for label, run in (("A", a), ("B", b)):
         notes.extend(f"Warning ({label}): {w}" for w in run.warnings)
     data = {
-        "task": "retrieval",
+        "task": str(TaskKind.RETRIEVAL),
         "runs": [_run_json("A", a), _run_json("B", b)],
         "paired": {"rows": json_rows},
     }
@@ -197,7 +198,7 @@ def _side_by_side(runs: Sequence[ScoredRun]) -> Document:
     for label, run in zip(names, runs, strict=True):
         notes.extend(f"Warning ({label}): {w}" for w in run.warnings)
     data = {
-        "task": "retrieval",
+        "task": str(TaskKind.RETRIEVAL),
         "runs": [_run_json(label, run) for label, run in zip(names, runs, strict=True)],
         "side_by_side": {"rows": json_rows},
     }

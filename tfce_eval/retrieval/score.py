@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import DataError
+from tfce_eval.model import TaskKind
 from tfce_eval.retrieval.dataset import RetrievalDataset
 from tfce_eval.retrieval.measures import compute_measures, parse_measures
 from tfce_eval.retrieval.ranking import Run, count, first_ids
@@ -179,7 +180,7 @@ def score_run(
     columns = {m.name: [values[m.name][q] for q in gold] for m in parsed}
     cis = intervals(columns)
     summary: dict[str, Any] = {
-        "task": "retrieval",
+        "task": str(TaskKind.RETRIEVAL),
         "measures": {
             name: {"mean": sum(col) / len(col), "ci95": list(cis[name])}
             for name, col in columns.items()

@@ -12,6 +12,7 @@ from typing import Any
 
 from tfce_eval.errors import DataError
 from tfce_eval.jsonl import JsonLines, read_json
+from tfce_eval.model import TaskKind
 from tfce_eval.retrieval.score import QueryScore, ScoredRun
 from tfce_eval.scoring.rundir import SCORES, SUMMARY
 
@@ -27,7 +28,7 @@ def is_scored_run(path: str | Path) -> bool:
         data = read_json(summary)
     except DataError:
         return False
-    return isinstance(data, dict) and data.get("task") == "retrieval"
+    return isinstance(data, dict) and data.get("task") == TaskKind.RETRIEVAL
 
 
 def _number(value: Any) -> bool:
@@ -69,7 +70,7 @@ def _read_summary(path: Path) -> dict[str, Any]:
 
     if not isinstance(data, dict):
         raise bad("not a JSON object")
-    if data.get("task") != "retrieval":
+    if data.get("task") != TaskKind.RETRIEVAL:
         raise bad(f"task is {data.get('task')!r}, not 'retrieval'")
     measures = data.get("measures")
     if not isinstance(measures, dict) or not measures:

@@ -9,11 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import UsageError
-from tfce_eval.model import AnswerStyle, Category, Policy
+from tfce_eval.model import AnswerStyle, Category, Policy, TaskKind
 from tfce_eval.providers import Mode, RequestOptions
 from tfce_eval.run.retry import RetryPolicy
 from tfce_eval.scoring.options import CheckMode
-from tfce_eval.tasks import TaskKind
 
 
 class Context(StrEnum):

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import UsageError
+from tfce_eval.model import TaskKind
 from tfce_eval.providers import Mode
 from tfce_eval.providers.registry import make_provider
 from tfce_eval.qa import (
@@ -39,7 +40,6 @@ from tfce_eval.run.qa import (
     read_outputs,
 )
 from tfce_eval.scoring.rundir import RunDir
-from tfce_eval.tasks import TaskKind
 from tfce_eval.tasks.load import load_qa_dataset
 
 ANSWER_TYPE_ORDER = (AnswerType.MC, AnswerType.TF, AnswerType.OPEN)

@@ -14,7 +14,7 @@ from typing import Any
 
 from tfce_eval.dataset.load import Dataset, load_dataset
 from tfce_eval.errors import UsageError
-from tfce_eval.model import CATEGORY_ORDER, Category, ErrorCode
+from tfce_eval.model import CATEGORY_ORDER, Category, ErrorCode, TaskKind
 from tfce_eval.providers.registry import default_run_name, make_provider, parse_model
 from tfce_eval.run.asking import FcAsker
 from tfce_eval.run.config import RunConfig, RunResult
@@ -26,7 +26,6 @@ from tfce_eval.run.qa_run import dump_qa_request, run_qa_locked
 from tfce_eval.scoring.options import ScoreOptions
 from tfce_eval.scoring.rundir import RunDir
 from tfce_eval.scoring.score import ScoreResult, score_outputs
-from tfce_eval.tasks import TaskKind
 
 
 def select_ids(dataset: Dataset, config: RunConfig) -> list[str]:

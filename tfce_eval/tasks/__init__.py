@@ -13,21 +13,16 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 
 from tfce_eval.dataset.paths import builtin_data_dir
 from tfce_eval.errors import DataError, UsageError
-from tfce_eval.jsonl import JsonRefused, parse_json
+
+# The closed set lives with the others in model; named here too, where tasks are told apart.
+from tfce_eval.model import TaskKind as TaskKind
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 BUILTIN_PREFIX = "builtin:"
-
-
-class TaskKind(StrEnum):
-    FC = "fc"
-    QA = "qa"
-    RETRIEVAL = "retrieval"
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +176,9 @@ def _has_questions_key(path: Path) -> bool:
 
 
 def _jsonl_has(path: Path, keys: tuple[str, ...]) -> bool:
+    # Imported here: every command's --help names TaskKind, and should not load the reader.
+    from tfce_eval.jsonl import JsonRefused, parse_json
+
     try:
         with path.open("rb") as fh:
             first = fh.readline(1 << 20)
