@@ -243,6 +243,8 @@ NOT_FOR_HELP = (
     "tfce_eval.retrieval",
     "tfce_eval.qa",
     "tfce_eval.exec",
+    "tfce_eval.tasks",
+    "tfce_eval.jsonl",
 )
 
 
