@@ -341,3 +341,35 @@ def test_failing_records_show_both_sides_next_to_the_problems(tmp_path: Path) ->
     assert pairing["expected"][0]["name"] == pairing["calls"][pairing["closest_call"]]["name"]
     valid = next(r for r in records.values() if r["valid"])
     assert set(valid["details"]) == {"matching"}
+
+
+def test_a_bfcl_result_files_token_counts_and_latency_are_read(tmp_path: Path) -> None:
+    """BFCL writes {"id", "result", "input_token_count", "output_token_count", "latency"}."""
+    perfect = write_perfect_outputs(load_dataset(), tmp_path / "gt.jsonl", shape="calls")
+    lines = []
+    for n, line in enumerate(perfect.read_text(encoding="utf-8").splitlines()):
+        record = json.loads(line)
+        result = [{c["name"]: c["arguments"]} for c in record["calls"]]
+        lines.append(
+            {
+                "id": record["id"],
+                "result": result,
+                "input_token_count": 100 + n,
+                "output_token_count": 10,
+                "latency": 0.5,
+            }
+        )
+    outputs = tmp_path / "bfcl.jsonl"
+    outputs.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    result = run_cli("score", str(outputs), "--out", str(tmp_path / "out"), "--json")
+    assert result.exit_code == 0, result.output
+    overall = json.loads(result.stdout)["overall"]
+    assert overall["micro"]["accuracy"] == 1.0
+    n = len(lines)
+    assert overall["tokens"] == {
+        "input": sum(100 + i for i in range(n)),
+        "output": 10 * n,
+        "total": sum(100 + i for i in range(n)) + 10 * n,
+        "items": n,
+    }
+    assert overall["latency_s"]["median"] == 0.5

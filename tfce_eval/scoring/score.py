@@ -204,7 +204,7 @@ def _score_one(
         decoded = DecodeResult(calls=())
     else:
         record = read(item.id)
-        usage.add(record.get("usage"), record.get("latency_s"))
+        usage.add(*_usage_of(record))
         if is_request_error(record):
             ast = Verdict(False, ErrorCode.REQUEST_ERROR, str(record["error"]), {})
             decoded = DecodeResult(calls=None, error=str(record["error"]))
@@ -219,6 +219,19 @@ def _score_one(
                 unwinnable.append(item.id)
     exec_verdict = _exec_check(executor, item, decoded, ast)
     return _combine(item, ast, exec_verdict, options.check, checked)
+
+
+def _usage_of(record: Mapping[str, Any]) -> tuple[Any, Any]:
+    """An outputs line's token counts and latency: a run's `usage` and `latency_s`, or the
+    `input_token_count`, `output_token_count` and `latency` of a BFCL result file."""
+    usage = record.get("usage")
+    if usage is None and ("input_token_count" in record or "output_token_count" in record):
+        usage = {
+            "input_tokens": record.get("input_token_count"),
+            "output_tokens": record.get("output_token_count"),
+        }
+    latency = record.get("latency_s")
+    return usage, latency if latency is not None else record.get("latency")
 
 
 class Renames:
