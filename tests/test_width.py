@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -94,3 +95,13 @@ def test_a_warning_folds_under_itself_as_an_error_does(tmp_path: Path) -> None:
         "ignored: a run stopped mid-write leaves this; if the file was copied or cut, the "
         "item it held counts as missing"
     )
+
+
+@pytest.mark.parametrize("command", [None, *COMMANDS])
+def test_help_never_cuts_a_word_at_its_hyphen(command: str | None) -> None:
+    """A flag such as --enable-auto-tool-choice, or tfce-eval itself, stays whole."""
+    text = printed("--help") if command is None else printed(command, "--help")
+    cut = [line for line in text.splitlines() if re.search(r"\w-$", line)]
+    assert not cut, cut
+    if command == "doctor":
+        assert "--enable-auto-tool-choice" in text

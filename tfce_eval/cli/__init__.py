@@ -11,6 +11,7 @@ Exit codes: 0 done (whatever the accuracy), 1 bad input or a failed run, 2 usage
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable
 from typing import Any
 
 import click
@@ -104,8 +105,35 @@ class _FoldedUsage(click.UsageError):
         click.echo(fold(self.format_message(), "Error: "), err=True)
 
 
+#: A non-breaking hyphen stands in for "-" while help text is wrapped, so that a flag
+#: (`--enable-auto-tool-choice`) or a name (`tfce-eval`) is never cut at a line end.
+_HYPHEN = "\u2011"
+
+
+class _Formatter(click.HelpFormatter):
+    """click's help formatter, wrapping only at spaces."""
+
+    def write_text(self, text: str) -> None:
+        super().write_text(text.replace("-", _HYPHEN))
+
+    def write_dl(
+        self, rows: Iterable[tuple[str, str]], col_max: int = 30, col_spacing: int = 2
+    ) -> None:
+        kept = [(term, text.replace("-", _HYPHEN)) for term, text in rows]
+        super().write_dl(kept, col_max, col_spacing)
+
+    def getvalue(self) -> str:
+        return super().getvalue().replace(_HYPHEN, "-")
+
+
+class _Context(click.Context):
+    formatter_class = _Formatter
+
+
 class _LazyGroup(click.Group):
     """A group that imports a command's module only when that command runs."""
+
+    context_class = _Context
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)
@@ -117,6 +145,7 @@ class _LazyGroup(click.Group):
         module, attribute, _ = entry
         command = getattr(importlib.import_module(module), attribute)
         assert isinstance(command, click.Command)
+        command.context_class = _Context  # its help wraps as the group's does
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
