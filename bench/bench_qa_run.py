@@ -41,7 +41,6 @@ import os
 import pstats
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -52,6 +51,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench_run import Timer, start_server  # noqa: E402
+
+from tfce_eval.model import TaskKind  # noqa: E402
 from tfce_eval.providers import Mode, RequestOptions  # noqa: E402
 from tfce_eval.providers.registry import make_provider  # noqa: E402
 from tfce_eval.run.config import RunConfig, RunResult  # noqa: E402
@@ -178,37 +180,6 @@ def write_split(items: int, folder: Path, seed: int = 12) -> Path:
     return path
 
 
-def start_server(split: Path, latency: float) -> tuple[subprocess.Popen[str], str]:
-    server = ROOT / "tests" / "fakeserver.py"
-    command = [sys.executable, str(server), "--qa", str(split), "--latency", str(latency)]
-    proc = subprocess.Popen([*command, "--port", "0"], stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if not line.startswith("listening on "):
-        proc.kill()
-        raise SystemExit(f"the server did not start: {line!r}")
-    return proc, line.split()[-1]
-
-
-class Timer:
-    """A progress sink that only notes when sending starts and stops."""
-
-    def __init__(self) -> None:
-        self.started = self.stopped = 0.0
-
-    def start(self, total: int, done: int) -> None:
-        self.started = time.perf_counter()
-
-    def advance(self, *, failed: bool) -> None:
-        pass
-
-    def message(self, text: str) -> None:
-        pass
-
-    def stop(self) -> None:
-        self.stopped = time.perf_counter()
-
-
 async def bare_loop(
     sdk: str, url: str, bodies: list[dict[str, Any]], concurrency: int, *, raw: bool = False
 ) -> float:
@@ -302,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(tmp)
         split = write_split(args.items, work / "data")
         dataset = load_qa_dataset(split.parent, split=None, name=str(split.parent))
-        server, url = start_server(split, args.latency)
+        server, url = start_server(args.latency, "--qa", str(split))
         try:
             os.environ.setdefault("OPENAI_API_KEY", "bench")
             os.environ.setdefault("ANTHROPIC_API_KEY", "bench")
@@ -318,9 +289,8 @@ def main(argv: list[str] | None = None) -> int:
                 mode: RunConfig(
                     model=model,
                     base_url=base_url,
-                    task="qa",
+                    task=TaskKind.QA,
                     mode=mode,
-                    context="none",
                     data=split.parent,
                     out=work / "results",
                     concurrency=args.concurrency,

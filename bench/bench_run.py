@@ -75,21 +75,12 @@ def make_dataset(items: int, work: Path) -> Path:
     return work / f"n{items}" / "data"
 
 
-def start_server(data: Path, latency: float) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            str(ROOT / "tests" / "fakeserver.py"),
-            "--port",
-            "0",
-            "--latency",
-            str(latency),
-            "--data",
-            str(data),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+def start_server(latency: float, *source: str) -> tuple[subprocess.Popen[str], str]:
+    """The loopback server as a child process answering `source` (`--data DIR` or `--qa
+    SPLIT`) after `latency` seconds; the process and its URL."""
+    server = ROOT / "tests" / "fakeserver.py"
+    command = [sys.executable, str(server), "--port", "0", "--latency", str(latency)]
+    proc = subprocess.Popen([*command, *source], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     line = proc.stdout.readline()
     if not line.startswith("listening on "):
@@ -136,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(tmp)
         data = make_dataset(args.items, work / "synthetic")
         dataset = load_dataset(data)
-        server, url = start_server(data, args.latency)
+        server, url = start_server(args.latency, "--data", str(data))
         try:
             os.environ.setdefault("OPENAI_API_KEY", "bench")
             os.environ.setdefault("ANTHROPIC_API_KEY", "bench")

@@ -50,3 +50,9 @@ def test_a_context_records_k_only_when_chunks_are_retrieved(tmp_path: Path) -> N
         "k": 7,
         "run_file": None,
     }
+
+
+def test_the_task_may_be_named_as_the_command_line_names_it() -> None:
+    assert RunConfig(model="openai/m", task="qa").task is TaskKind.QA  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match="unknown task 'q'"):
+        RunConfig(model="openai/m", task="q")  # type: ignore[arg-type]

@@ -88,6 +88,14 @@ class RunConfig:
     judge_base_url: str | None = None
     allow_self_judge: bool = False
 
+    def __post_init__(self) -> None:
+        # A caller of the library may name the task as the command line does ("qa"):
+        # parsed here once, so that every `task is TaskKind.QA` holds.
+        try:
+            object.__setattr__(self, "task", TaskKind(self.task))
+        except ValueError:
+            raise UsageError(f"unknown task {self.task!r}; choose fc, qa or retrieval") from None
+
 
 @dataclass(frozen=True)
 class RunResult:
