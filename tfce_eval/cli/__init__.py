@@ -160,8 +160,6 @@ class _LazyGroup(click.Group):
         except TfceError as exc:
             raise _Failure(exc) from exc
         except click.UsageError as exc:
-            if isinstance(exc, _FoldedUsage):
-                raise
             raise _FoldedUsage(exc.format_message(), exc.ctx) from exc
         except KeyboardInterrupt as exc:
             raise _Interrupted from exc

@@ -84,10 +84,10 @@ class Reporter:
         item_id: str | None = None,
         hint: str | None = None,
     ) -> None:
-        where = None if path is None else str(path)
+        finding = _finding(Level.ERROR, message, path, line, item_id, hint)
         if self.strict:
-            raise DataError(message, path=where, line=line, item_id=item_id, hint=hint)
-        self.problems.append(Finding(Level.ERROR, message, where, line or None, item_id, hint))
+            raise DataError(message, path=finding.path, line=line, item_id=item_id, hint=hint)
+        self.problems.append(finding)
 
     def warning(
         self,
@@ -98,8 +98,18 @@ class Reporter:
         item_id: str | None = None,
         hint: str | None = None,
     ) -> None:
-        where = None if path is None else str(path)
-        self.problems.append(Finding(Level.WARNING, message, where, line or None, item_id, hint))
+        self.problems.append(_finding(Level.WARNING, message, path, line, item_id, hint))
+
+
+def _finding(
+    level: Level,
+    message: str,
+    path: Path | str | None,
+    line: int | None,
+    item_id: str | None,
+    hint: str | None,
+) -> Finding:
+    return Finding(level, message, None if path is None else str(path), line or None, item_id, hint)
 
 
 def doc_objects(item: Mapping[str, Any]) -> list[dict[str, Any]] | str:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from tfce_eval.dataset.paths import builtin_data_dir
 from tfce_eval.errors import DataError, UsageError
+from tfce_eval.jsonl import JsonRefused, parse_json
 
 # The closed set lives with the others in model; named here too, where tasks are told apart.
 from tfce_eval.model import TaskKind as TaskKind
@@ -175,10 +176,8 @@ def _has_questions_key(path: Path) -> bool:
     return head.lstrip().startswith("{") and '"questions"' in head
 
 
-def _jsonl_has(path: Path, keys: tuple[str, ...]) -> bool:
-    # Imported here: every command's --help names TaskKind, and should not load the reader.
-    from tfce_eval.jsonl import JsonRefused, parse_json
-
+def _jsonl_has(path: Path, *alternatives: tuple[str, ...]) -> bool:
+    """Whether the file's first line is a record with all the keys of one alternative."""
     try:
         with path.open("rb") as fh:
             first = fh.readline(1 << 20)
@@ -186,8 +185,10 @@ def _jsonl_has(path: Path, keys: tuple[str, ...]) -> bool:
     except OSError:
         return False
     except JsonRefused as exc:  # JSON past a limit (a huge integer): its keys as text
-        return not exc.syntax and all(f'"{k}"'.encode() in first for k in keys)
-    return isinstance(record, dict) and all(k in record for k in keys)
+        if exc.syntax:
+            return False
+        return any(all(f'"{k}"'.encode() in first for k in keys) for keys in alternatives)
+    return isinstance(record, dict) and any(all(k in record for k in keys) for keys in alternatives)
 
 
 def _top_has_fc_questions(path: Path) -> bool:
@@ -195,10 +196,7 @@ def _top_has_fc_questions(path: Path) -> bool:
     (`BFCL_v3_simple.json` beside `possible_answer/`): records with a question and docs."""
     return any(
         file.suffix in (".json", ".jsonl")
-        and (
-            _jsonl_has(file, ("question", "function"))
-            or _jsonl_has(file, ("question", "functions"))
-        )
+        and _jsonl_has(file, ("question", "function"), ("question", "functions"))
         for file in sorted(path.iterdir())
         if file.is_file()
     )
