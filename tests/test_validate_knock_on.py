@@ -197,6 +197,20 @@ def test_a_copied_file_is_one_error(tmp_path: Path) -> None:
     assert "12 items (simple 12): 1 error, 0 warnings" in lines
 
 
+@pytest.mark.parametrize("name", ["BFCL_v3_simple.json", "simple_link.jsonl"])
+def test_a_link_to_another_file_is_named_a_link(tmp_path: Path, name: str) -> None:
+    ids = [f"s_{i}" for i in range(4)]
+    root = dataset(tmp_path, ids)
+    (root / "questions" / name).symlink_to(root / "questions" / "simple.jsonl")
+    code, lines = validate(root)
+    assert code == 1
+    assert not lines_with(lines, "duplicate id")
+    assert lines_with(lines, "error: ") == [
+        f"error: {root}/questions/{name}: the file is questions/simple.jsonl again "
+        "(a link to the same file)"
+    ]
+
+
 def test_many_duplicate_ids_are_listed_first_few_then_counted(tmp_path: Path) -> None:
     ids = [f"s_{i}" for i in range(12)]
     root = dataset(tmp_path, ids)

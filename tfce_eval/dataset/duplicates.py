@@ -2,7 +2,8 @@
 
 A file most of whose ids (two or more) come first in one other file is said once to be a
 copy of it; the file whose name says it is a copy (`simple (copy).jsonl`, `old_simple.json`,
-`simple (2).json`...) is named as the copy, else the later one. Of the other duplicate ids
+`simple (2).json`...) is named as the copy, else the later one. A link to the other file
+is said to be one. Of the other duplicate ids
 of a file, the first few are reported one by one, then the rest counted in one error.
 """
 
@@ -79,6 +80,17 @@ class Duplicates(FileNotes):
         copy, original = file, other
         if looks_copied(self.sources[other].path) and not looks_copied(self.sources[file].path):
             copy, original = other, file
+        if _same_file(self.sources[file].path, self.sources[other].path):
+            # A link (or a second name) is not a copy: the one file would be read twice.
+            link, target = file, other
+            if self.sources[other].path.is_symlink() and not self.sources[file].path.is_symlink():
+                link, target = other, file
+            self.reporter.error(
+                f"the file is {self.name(target)} again (a link to the same file)",
+                path=self.sources[link].path,
+                hint="remove the link, or move it out of the dataset's folders",
+            )
+            return
         held = self._held[copy]
         share = f"{repeated} of its {held}"
         if repeated == held:
@@ -88,6 +100,14 @@ class Duplicates(FileNotes):
             path=self.sources[copy].path,
             hint="remove the copy, or give its items their own ids",
         )
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether two names lead to one file (a symbolic or hard link)."""
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False
 
 
 def looks_copied(path: Path) -> bool:
