@@ -138,6 +138,34 @@ def test_an_unreadable_answer_line_is_not_a_question_without_ground_truth(
     ]
 
 
+def test_an_answer_line_with_no_id_to_read_may_hold_the_missing_one(tmp_path: Path) -> None:
+    root = dataset(tmp_path, ["s_0", "s_1", "s_2"])
+    answers = root / "answers" / "simple.jsonl"
+    lines_in = answers.read_text(encoding="utf-8").splitlines()
+    lines_in[1] = "not json at all"
+    answers.write_text("\n".join(lines_in) + "\n", "utf-8")
+    code, lines = validate(root)
+    assert code == 1
+    assert not lines_with(lines, "has no ground truth")
+    (error,) = lines_with(lines, "error: ")
+    assert error.startswith(f"error: {answers}:2: malformed JSON")
+    assert lines_with(lines, "warning: ") == [
+        f"warning: {root}/questions/simple.jsonl: 1 question (s_1) could not be matched "
+        "with ground truth: line 2 of answers/simple.jsonl could not be read"
+    ]
+
+
+def test_more_questions_unmatched_than_unreadable_lines_stay_errors(tmp_path: Path) -> None:
+    root = dataset(tmp_path, ["s_0", "s_1", "s_2"])
+    answers = root / "answers" / "simple.jsonl"
+    first = answers.read_text(encoding="utf-8").splitlines()[0]
+    answers.write_text(first + "\nnot json at all\n", "utf-8")
+    code, lines = validate(root)
+    assert code == 1
+    assert not lines_with(lines, "could not be matched")
+    assert len(lines_with(lines, "the question has no ground truth")) == 2
+
+
 def test_an_answer_refused_for_its_ground_truth_leaves_its_question_unreported(
     tmp_path: Path,
 ) -> None:

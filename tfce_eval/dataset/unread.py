@@ -7,7 +7,9 @@ read", "questions/simple.json is empty"), as a warning when the cause is an erro
 and never with the advice to delete good data. A record that could not be read holds the
 ids that can be made out in it (`files.JsonFile.failure`); an empty file, or one unreadable
 as a whole with no id to be made out, may hold any id of the category its name gives (any
-id at all when its name gives none).
+id at all when its name gives none). A line unreadable with no id to make out may hold
+any one id of its file's category: the ids it may hold are said so when there are no more
+of them than such lines.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ class Unread(FileNotes):
     _hidden: set[int] = field(default_factory=set, init=False)  # may hold unknown ids
     _empty: set[int] = field(default_factory=set, init=False)
     _failed: set[int] = field(default_factory=set, init=False)  # with an error of their own
+    #: Per file, the lines that could not be read and in which no id could be made out.
+    _blind: dict[int, list[int]] = field(default_factory=dict, init=False)
 
     def failure(
         self, file: int, handle: JsonFile, line: int, offset: int
@@ -50,6 +54,8 @@ class Unread(FileNotes):
             if not ids:
                 self._hidden.add(file)
             return None, fix
+        if not ids:
+            self._blind.setdefault(file, []).append(line)
         return ids[0] if ids else None, fix
 
     def empty(self, file: int) -> None:
@@ -82,11 +88,12 @@ class Unread(FileNotes):
             if cause is None:
                 cause = tuple(f for f in others if self._may_hold(f, category))
             if not cause:
-                rest.append((item_id, line))
+                rest.append((item_id, line, category))
                 continue
             causes.setdefault(cause, []).append(item_id)
             if len(cause) == 1 and (at := self._ids.get(cause[0], {}).get(item_id)):
                 lines.setdefault(cause, set()).add(at)
+        kept = self._on_blind_lines(rest, others, causes)
         matched = "ground truth" if what == "question" else "a question"
         for cause, ids in causes.items():
             because = ", ".join(self._why(f, lines.get(cause, set())) for f in cause)
@@ -100,11 +107,35 @@ class Unread(FileNotes):
                 if errors
                 else "fill the empty file, then validate again",
             )
+        return kept
+
+    def _on_blind_lines(
+        self,
+        items: list[Unmatched],
+        others: list[int],
+        causes: dict[tuple[int, ...], list[str]],
+    ) -> list[tuple[str, int]]:
+        """Add to `causes` the unmatched `items` that unreadable lines with no id of the
+        `others` may hold: all or none of a category's, as each such line holds one record
+        (more ids than lines: some are truly unmatched, and which cannot be told). Return
+        the rest, as (id, line)."""
+        groups: dict[tuple[int, ...], list[Unmatched]] = {}
+        for entry in items:
+            cause = tuple(f for f in others if f in self._blind and self._named(f, entry[2]))
+            groups.setdefault(cause, []).append(entry)
+        rest = []
+        for cause, entries in groups.items():
+            if cause and len(entries) <= sum(len(self._blind[f]) for f in cause):
+                causes.setdefault(cause, []).extend(item_id for item_id, _, _ in entries)
+            else:
+                rest += [(item_id, line) for item_id, line, _ in entries]
         return rest
 
     def _may_hold(self, file: int, category: Category | None) -> bool:
-        if file not in self._hidden:
-            return False
+        return file in self._hidden and self._named(file, category)
+
+    def _named(self, file: int, category: Category | None) -> bool:
+        """Whether `file` may hold an item of `category`: its name gives no other."""
         named_category = parse_category(self.sources[file].path.name)
         return category is None or named_category is None or named_category is category
 
@@ -112,6 +143,7 @@ class Unread(FileNotes):
         name = self.name(file)
         if file in self._empty:
             return f"{name} is empty"
+        lines = lines or set(self._blind.get(file, ()))
         if not lines:
             return f"{name} could not be read"
         shown = ", ".join(str(n) for n in sorted(lines))
