@@ -507,3 +507,56 @@ def test_a_wrong_answer_to_an_item_its_own_truth_fails_is_said_to_be_the_datas(
         "fails its own check (a dataset problem, counted against the model as BFCL counts "
         "it; id s_0); `tfce-eval validate` lists what is wrong in the data"
     ) in unfold(result.stderr).splitlines()
+
+
+def test_ground_truth_the_checker_accepts_is_not_said_to_fail_its_own_check(
+    tmp_path: Path,
+) -> None:
+    """BFCL ground truth read as the checker reads it: nested alternatives, a member or
+    parameter that may be left out (even one the docs lack), a word for a boolean. Only
+    the item whose nested truth breaks its declared type is named."""
+    root = tmp_path / "bfcl"
+    budget = {"type": "dict", "properties": {"min": {"type": "integer"}}}
+    params = {
+        "type": "dict",
+        "properties": {"budget": budget, "on": {"type": "boolean"}, "n": {"type": "integer"}},
+        "required": ["budget"],
+    }
+    doc = {"name": "find", "description": "", "parameters": params}
+    truths: list[dict[str, Any]] = [
+        {"budget": [{"min": [300, 350], "max": [""]}], "n": [3]},
+        {"budget": [{"min": [300]}], "extra": [1, ""]},
+        {"budget": [{"min": [300]}], "on": ["true"]},
+        {"budget": [{"min": ["lots"]}]},
+    ]
+    _write_jsonl(
+        root / "questions" / "BFCL_v3_simple.json",
+        [
+            {
+                "id": f"simple_{n}",
+                "question": [[{"role": "user", "content": "q"}]],
+                "function": [doc],
+            }
+            for n in range(len(truths))
+        ],
+    )
+    _write_jsonl(
+        root / "possible_answer" / "BFCL_v3_simple.json",
+        [{"id": f"simple_{n}", "ground_truth": [{"find": t}]} for n, t in enumerate(truths)],
+    )
+    outputs = tmp_path / "outputs.jsonl"
+    _write_jsonl(
+        outputs,
+        [
+            {"id": f"simple_{n}", "calls": [{"name": "find", "arguments": {"budget": {"min": 1}}}]}
+            for n in range(len(truths))
+        ],
+    )
+    args = ["score", str(outputs), "--data", str(root), "--out", str(tmp_path / "o")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert (
+        "warning: 1 item cannot be answered right under these options: the ground truth "
+        "fails its own check (a dataset problem, counted against the model as BFCL counts "
+        "it; id simple_3); `tfce-eval validate` lists what is wrong in the data"
+    ) in unfold(result.stderr).splitlines()

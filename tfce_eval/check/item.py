@@ -15,7 +15,7 @@ from typing import Any
 from tfce_eval.check.details import expected_json, problem_json
 from tfce_eval.check.fast import declared, equals_default, exact_as_is, satisfies
 from tfce_eval.check.matching import complete_matching
-from tfce_eval.check.values import CoercionError, Mismatch, coerce, match_any
+from tfce_eval.check.values import CoercionError, Mismatch, coerce, first_acceptable, match_any
 from tfce_eval.model import (
     Call,
     DecodeResult,
@@ -383,14 +383,21 @@ def _names(calls: Sequence[Call] | Sequence[ExpectedCall]) -> str:
 
 def truth_as_answer(item: Item) -> DecodeResult:
     """The ground truth sent as an answer: each expected call with the first acceptable
-    value of each parameter (left out when leaving it out is what is expected). A dataset
+    value of each parameter, as the checker reads it (coerced to its declared type; nested
+    alternatives too), left out when it may be (and is not required). A dataset
     whose items fail their own check with this answer cannot be answered right."""
     calls = []
     for expected in item.expected:
-        arguments = {
-            name: param.values[0]
-            for name, param in expected.params.items()
-            if param.values and param.values[0] is not None
-        }
+        doc = item.function(expected.name)
+        properties = doc.properties if doc is not None else {}
+        required = doc.required if doc is not None else ()
+        arguments = {}
+        for name, param in expected.params.items():
+            values = [v for v in param.values if v is not None]
+            omit = param.may_omit or len(values) < len(param.values)
+            if values and not (omit and name not in required):
+                raw = properties.get(name)
+                schema = raw if isinstance(raw, Mapping) else None
+                arguments[name] = first_acceptable(schema, values[0], param.nested_alternatives)
         calls.append(Call(expected.name, arguments))
     return DecodeResult(calls=tuple(calls))

@@ -262,6 +262,37 @@ def expand_alternatives(value: Any, schema: Mapping[str, Any] | None) -> tuple[l
     return values, len(values) != len(value)
 
 
+def first_acceptable(
+    schema: Mapping[str, Any] | None, value: Any, alternatives_inside: bool
+) -> Any:
+    """The first value the checker accepts for the expected `value`: as `match_value` reads
+    it (coerced to the declared kind, and with `alternatives_inside`, each nested member's
+    first alternative; a member that may be left out, left out)."""
+    kind = kind_of(schema)
+    try:
+        value = coerce(value, kind, from_strings=True)
+    except CoercionError:
+        return value  # compared generically by the checker, so as it is
+    if not alternatives_inside:
+        return value
+    if kind is Kind.ARRAY and isinstance(value, list):
+        items = _items_schema(schema)
+        return [first_acceptable(items, v, alternatives_inside) for v in value]
+    if kind is Kind.OBJECT and is_mapping(value):
+        props = _properties(schema)
+        first = {}
+        for key, member in value.items():
+            sub = props.get(key)
+            sub = sub if is_mapping(sub) else None
+            if member is None:
+                continue
+            values, may_omit = expand_alternatives(member, sub)
+            if values and not may_omit:  # a member that may be left out always may
+                first[key] = first_acceptable(sub, values[0], alternatives_inside)
+        return first
+    return value
+
+
 def _match_object(
     schema: Mapping[str, Any] | None,
     want: Mapping[str, Any],
