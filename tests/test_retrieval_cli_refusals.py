@@ -183,10 +183,28 @@ def test_an_unknown_split_is_a_usage_error_everywhere(tmp_path: Path, command: s
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (("--split", "test"), "--split applies to retrieval and QA datasets only, not to"),
-        (("--data", "builtin:tfce", "--corpus", "documents"), "--corpus applies to retrieval"),
-        (("--data", "builtin:qasper-rag", "--functions", "."), "--functions applies to"),
-        (("--data", "builtin:telco-qna", "--answer-style", "bfcl"), "--answer-style applies"),
+        (
+            ("--split", "test"),
+            "--split is for retrieval and question-answering datasets; builtin:tfce "
+            "(the default --data) is a function-calling dataset",
+        ),
+        (
+            ("--data", "builtin:tfce", "--corpus", "documents"),
+            "--corpus is for retrieval datasets; builtin:tfce",
+        ),
+        (
+            ("--data", "builtin:qasper-rag", "--functions", "."),
+            "--functions is for function-calling datasets; --data is a retrieval dataset",
+        ),
+        (
+            ("--data", "builtin:telco-qna", "--answer-style", "bfcl", "--questions", __file__),
+            "--questions and --answer-style are for function-calling datasets; --data is "
+            "a question-answering dataset",
+        ),
+        (
+            ("--data", "builtin:telco-qna", "--qrels", __file__),
+            "--qrels is for retrieval datasets; --data is a question-answering dataset",
+        ),
     ],
 )
 def test_validate_refuses_options_of_another_task(args: tuple[str, ...], says: str) -> None:

@@ -344,8 +344,12 @@ def test_a_cache_that_cannot_be_written_costs_time_not_the_run(
 @pytest.mark.parametrize(
     ("args", "said"),
     [
-        (("--measures", "nDCG@10"), "--measures is for retrieval datasets; --data is a "),
-        (("--split", "test"), "--split is for retrieval and question-answering datasets"),
+        (("--measures", "nDCG@10"), "--measures is for retrieval datasets; builtin:tfce "),
+        (
+            ("--split", "test"),
+            "--split is for retrieval and question-answering datasets; builtin:tfce "
+            "(the default --data) is a function-calling dataset",
+        ),
         (("--qrels", str(REPO / "README.md")), "--qrels is for retrieval datasets"),
         (("--judge", "openai/j"), "--judge is for question-answering datasets"),
     ],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -248,3 +248,52 @@ def judge_options(func: F) -> F:
     for decorator in reversed(decorators):
         func = decorator(func)
     return func
+
+
+#: What a dataset of each task is called in messages.
+TASK_WORDS = {
+    TaskKind.FC: "function-calling",
+    TaskKind.QA: "question-answering",
+    TaskKind.RETRIEVAL: "retrieval",
+}
+
+#: The options of `score` and `validate` that belong to some tasks only: option ->
+#: (click's name of its value, the tasks whose datasets it is for). Given with a dataset
+#: of another task they would be silently ignored, so they are refused.
+OPTION_TASKS: dict[str, tuple[str, tuple[TaskKind, ...]]] = {
+    "--questions": ("questions", (TaskKind.FC,)),
+    "--answers": ("answers", (TaskKind.FC,)),
+    "--answer-style": ("answer_style", (TaskKind.FC,)),
+    "--functions": ("functions_dir", (TaskKind.FC,)),
+    "--category": ("categories", (TaskKind.FC,)),
+    "--split": ("split", (TaskKind.RETRIEVAL, TaskKind.QA)),
+    "--corpus": ("corpus", (TaskKind.RETRIEVAL,)),
+    "--qrels": ("qrels", (TaskKind.RETRIEVAL,)),
+    "--measures": ("measures", (TaskKind.RETRIEVAL,)),
+    "--judge": ("judge", (TaskKind.QA,)),
+    "--judge-base-url": ("judge_base_url", (TaskKind.QA,)),
+    "--allow-self-judge": ("allow_self_judge", (TaskKind.QA,)),
+}
+
+
+def refuse_other_tasks_options(task: TaskKind, params: Mapping[str, Any]) -> None:
+    """UsageError when an option of `params` (click's values by name; absent, None,
+    empty or False: not given) is for datasets of other tasks than `task`, e.g.
+    `--split is for retrieval and question-answering datasets; --data is a
+    function-calling dataset`. Options for the same tasks are named together."""
+    from tfce_eval.errors import UsageError
+
+    given = [
+        (flag, tasks)
+        for flag, (name, tasks) in OPTION_TASKS.items()
+        if params.get(name) not in (None, (), "", False) and task not in tasks
+    ]
+    if not given:
+        return
+    tasks = given[0][1]
+    flags = [flag for flag, those in given if those == tasks]
+    named = " and ".join([", ".join(flags[:-1]), flags[-1]] if len(flags) > 1 else flags)
+    verb = "is" if len(flags) == 1 else "are"
+    kinds = " and ".join(TASK_WORDS[t] for t in tasks)
+    data = "--data" if params.get("data") is not None else "builtin:tfce (the default --data)"
+    raise UsageError(f"{named} {verb} for {kinds} datasets; {data} is a {TASK_WORDS[task]} dataset")

@@ -15,11 +15,13 @@ from typing import Any
 import click
 
 from tfce_eval.cli.options import (
+    TASK_WORDS,
     category_option,
     check_options,
     data_options,
     judge_options,
     policy_options,
+    refuse_other_tasks_options,
     split_options,
     task_option,
 )
@@ -69,7 +71,7 @@ def score_command(file: str, out_dir: Path | None, as_json: bool, **options: Any
 
     task = TaskKind(options["task"]) if options["task"] else None
     ref = resolve_data(options["data"], task)
-    _refuse_other_tasks_options(ref.task, options)
+    refuse_other_tasks_options(ref.task, click.get_current_context().params)
     run = None
     if ref.task is not TaskKind.RETRIEVAL or file != DATASET_RUN:
         run = _existing(file, ref.task)
@@ -86,46 +88,22 @@ def score_command(file: str, out_dir: Path | None, as_json: bool, **options: Any
         _score_qa(run, ref.path, shown(str(ref.path)), out_dir, as_json, options)
 
 
-#: Options that mean something for some tasks only: given for another, they would be
-#: silently ignored, so they are refused.
-_OPTION_TASKS = {
-    "--measures": ("measures", (TaskKind.RETRIEVAL,)),
-    "--corpus": ("corpus", (TaskKind.RETRIEVAL,)),
-    "--qrels": ("qrels", (TaskKind.RETRIEVAL,)),
-    "--split": ("split", (TaskKind.RETRIEVAL, TaskKind.QA)),
-    "--judge": ("judge", (TaskKind.QA,)),
-    "--judge-base-url": ("judge_base_url", (TaskKind.QA,)),
-    "--category": ("categories", (TaskKind.FC,)),
-}
-
-
-def _refuse_other_tasks_options(task: TaskKind, options: dict[str, Any]) -> None:
-    from tfce_eval.errors import UsageError
-
-    for flag, (key, tasks) in _OPTION_TASKS.items():
-        if options.get(key) not in (None, (), "") and task not in tasks:
-            names = " and ".join(_WANTS[t][0] for t in tasks)
-            raise UsageError(
-                f"{flag} is for {names} datasets; --data is a {_WANTS[task][0]} dataset"
-            )
-
-
 #: The longest first line read to tell which task's file it is.
 _PEEK = 1 << 20
 #: Per task: what its dataset is called, what `score` reads for it, and in what form.
 _WANTS = {
     TaskKind.FC: (
-        "function-calling",
+        TASK_WORDS[TaskKind.FC],
         "function-calling outputs",
         'its items\' outputs (JSON Lines with "id" and "calls", "tool_calls", "content" or "text")',
     ),
     TaskKind.QA: (
-        "question-answering",
+        TASK_WORDS[TaskKind.QA],
         "QA predictions",
         'predictions for its questions (JSON Lines with "id" and "response" or "answer")',
     ),
     TaskKind.RETRIEVAL: (
-        "retrieval",
+        TASK_WORDS[TaskKind.RETRIEVAL],
         "a retrieval run",
         "a run of its queries (TREC `qid Q0 docid rank score tag`, JSON Lines or JSON)",
     ),

@@ -7,9 +7,13 @@ from pathlib import Path
 
 import click
 
-from tfce_eval.cli.options import data_options, split_options, task_option
+from tfce_eval.cli.options import (
+    data_options,
+    refuse_other_tasks_options,
+    split_options,
+    task_option,
+)
 from tfce_eval.cli.text import fold, shown
-from tfce_eval.errors import UsageError
 from tfce_eval.model import AnswerStyle, Finding, Level, TaskKind
 from tfce_eval.words import counted
 
@@ -48,24 +52,10 @@ def validate_command(
 
         ref = resolve_data(data, kind)
         if ref.task is not TaskKind.FC:
-            _refuse_options(
-                "function-calling",
-                "retrieval" if ref.task is TaskKind.RETRIEVAL else "question answering",
-                {
-                    "--questions": questions,
-                    "--answers": answers,
-                    "--answer-style": answer_style,
-                    "--functions": functions_dir,
-                },
-            )
+            refuse_other_tasks_options(ref.task, click.get_current_context().params)
             _validate_other(ref.directory, ref.task, split, corpus, qrels, as_json)
             return
-    # A function-calling dataset has neither splits nor a corpus nor qrels.
-    _refuse_options(
-        "retrieval and QA",
-        "function calling",
-        {"--split": split, "--corpus": corpus, "--qrels": qrels},
-    )
+    refuse_other_tasks_options(TaskKind.FC, click.get_current_context().params)
     from tfce_eval.dataset.load import Dataset
     from tfce_eval.dataset.validate import validate_dataset
     from tfce_eval.exec.records import ExecOptions, default_functions_dir
@@ -141,14 +131,6 @@ def _validate_other(
         )
     if errors:
         raise SystemExit(1)
-
-
-def _refuse_options(kinds: str, task: str, given: dict[str, object]) -> None:
-    """UsageError naming the options given that do not apply to this task's datasets."""
-    named = [option for option, value in given.items() if value]
-    if named:
-        verb = "applies" if len(named) == 1 else "apply"
-        raise UsageError(f"{', '.join(named)} {verb} to {kinds} datasets only, not to {task}")
 
 
 def _folded(finding: Finding) -> str:
