@@ -130,16 +130,13 @@ def test_qa_json_keeps_the_text(qa_run: Path) -> None:
     assert "q\x1b\u202e" in data["runs"][0]["summary"]["by"]["difficulty"]
 
 
-def test_failures_of_a_qa_run_say_they_are_not_listed(qa_run: Path) -> None:
+def test_failures_of_a_qa_run_are_listed_and_prices_noted(qa_run: Path) -> None:
     plain = ok("report", qa_run)
     result = ok("report", qa_run, "--failures", "3")
-    assert result.stdout == plain.stdout
-    assert unfold(result.stderr) == (
-        "note: --failures: failing items are listed for function-calling runs only"
-    )
-    assert plain.stderr == ""
+    assert result.stdout.startswith(plain.stdout) and "Failures, mc" in result.stdout
+    assert result.stderr == plain.stderr == ""
     priced = ok("report", qa_run, "--price-in", "1", "--format", "md", "--data", qa_run)
-    assert "--data, --price-in/--price-out: for function-calling runs only" in priced.stderr
+    assert unfold(priced.stderr) == "note: --price-in/--price-out: for function-calling runs only"
 
 
 # ---- retrieval: warnings name the run's query ids --------------------------------------------

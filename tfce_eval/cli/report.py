@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from tfce_eval.cli.text import fold, shown
 from tfce_eval.errors import TfceError
 from tfce_eval.model import TaskKind
+
+if TYPE_CHECKING:
+    from tfce_eval.qa import QaDataset
 
 FORMATS = ("table", "md", "json", "csv", "html")
 
@@ -37,15 +41,19 @@ class _ReportFailure(click.ClickException):
     default=0,
     show_default=True,
     metavar="N",
-    help="List N failing items per category of a function-calling run: question, "
-    "expected and received calls, error.",
+    help="List failures of each run: fc, N failing items per category (question, "
+    "expected and received calls, error); qa, N items per answer type not right "
+    "(question, reference, extracted answer, response); retrieval, the N queries "
+    "lowest on the first measure (its text, every measure, the top 10 marked "
+    "relevant or not, relevant documents not retrieved).",
 )
 @click.option(
     "--data",
     type=click.Path(path_type=Path, file_okay=False),
     metavar="DIR",
-    help="Dataset the failing items' questions come from (with --failures). "
-    "Default: the one the run recorded, or the built-in one if it is the same.",
+    help="Dataset the failing items' questions (retrieval: queries and judgements) "
+    "come from (with --failures). Default: the one the run recorded (fc: or the "
+    "built-in one if it is the same).",
 )
 @click.option(
     "--price-in",
@@ -84,8 +92,8 @@ def report_command(
     try:
         task = _task_of(run_dirs)
         if task is not TaskKind.FC:
-            _note_fc_only(failures=failures > 0, data=data, prices=(price_in, price_out))
-            text = _render_task(task, run_dirs, fmt, output)
+            _note_fc_only(prices=(price_in, price_out))
+            text = _render_task(task, run_dirs, fmt, output, failures, data)
             if text is None:
                 return
             _emit(text, output)
@@ -115,22 +123,12 @@ def report_command(
     _emit(text, output)
 
 
-def _note_fc_only(*, failures: bool, data: Path | None, prices: tuple[float | None, ...]) -> None:
-    """A note on stderr naming the options given that only function-calling reports use,
+def _note_fc_only(*, prices: tuple[float | None, ...]) -> None:
+    """A note on stderr when prices are given that only function-calling reports use,
     rather than ignore them without a word."""
-    flags = {
-        "--failures": failures,
-        "--data": data is not None,
-        "--price-in/--price-out": any(p is not None for p in prices),
-    }
-    given = [flag for flag, value in flags.items() if value]
-    if given == ["--failures"]:
-        line = "--failures: failing items are listed for function-calling runs only"
-    elif given:
-        line = f"{', '.join(given)}: for function-calling runs only"
-    else:
-        return
-    click.echo(fold(line, "note: "), err=True)
+    if any(p is not None for p in prices):
+        line = "--price-in/--price-out: for function-calling runs only"
+        click.echo(fold(line, "note: "), err=True)
 
 
 def _emit(text: str, output: Path | None) -> None:
@@ -178,23 +176,60 @@ def _task_of(run_dirs: tuple[Path, ...]) -> TaskKind:
 
 
 def _render_task(
-    task: TaskKind, run_dirs: tuple[Path, ...], fmt: str, output: Path | None
+    task: TaskKind,
+    run_dirs: tuple[Path, ...],
+    fmt: str,
+    output: Path | None,
+    failures: int = 0,
+    data: Path | None = None,
 ) -> str | None:
-    """A qa or retrieval report: its Document, printed as tables or rendered as text."""
+    """A qa or retrieval report: its Document, printed as tables or rendered as text;
+    with `failures`, each run's failing items or queries after it."""
     from tfce_eval.report.document import render_document
 
+    directory = None if data is None or failures == 0 else _data_dir(data, task)
     if task is TaskKind.RETRIEVAL:
         from tfce_eval.retrieval import load_scored_run, retrieval_document
 
-        document = retrieval_document([load_scored_run(d) for d in run_dirs])
+        scored = [load_scored_run(d) for d in run_dirs]
+        document = retrieval_document(scored)
+        if failures > 0:
+            from tfce_eval.retrieval.failures import GoldSource, with_failing_queries
+
+            document = with_failing_queries(document, scored, failures, GoldSource(directory))
     else:  # TaskKind.QA; report_command reports fc runs itself
         from tfce_eval.qa.report import qa_document
         from tfce_eval.qa.runs import load_qa_run
 
-        document = qa_document([load_qa_run(d) for d in run_dirs])
+        runs = [load_qa_run(d) for d in run_dirs]
+        document = qa_document(runs)
+        if failures > 0:
+            from tfce_eval.qa.failures import QuestionSource, with_qa_failures
+
+            given = None if directory is None else str(directory)
+            source = QuestionSource(_load_qa, given)
+            document = with_qa_failures(document, runs, failures, source)
     if fmt == "table" and output is None:
         from tfce_eval.cli.render import print_document
 
         print_document(document)
         return None
     return render_document(document, fmt)
+
+
+def _data_dir(data: Path, task: TaskKind) -> Path:
+    """`--data` (a directory or builtin:NAME) as the directory of a `task` dataset."""
+    from tfce_eval.tasks import resolve_data
+
+    return resolve_data(data, task).directory
+
+
+def _load_qa(path: str, split: str | None) -> QaDataset:
+    """The QA dataset a run recorded (a directory or builtin:NAME) or `--data` names."""
+    from tfce_eval.tasks import BUILTIN_PREFIX, resolve_data
+    from tfce_eval.tasks.load import load_qa_dataset
+
+    where = Path(path)
+    if path.startswith(BUILTIN_PREFIX):
+        where = resolve_data(path, TaskKind.QA).directory
+    return load_qa_dataset(where, split=split, name=path)

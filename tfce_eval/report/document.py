@@ -78,6 +78,14 @@ def html_text(text: str) -> str:
     return html.escape(printable(text), quote=True)
 
 
+def clip(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters (`…` marking the cut), lone surrogates escaped
+    (`\\ud83d`) so that it can be written as UTF-8 whatever a model or a dataset put in it."""
+    if not text.isascii():
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 #: A number as a spreadsheet reads it, which it computes nothing from.
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
@@ -244,7 +252,8 @@ _CSS = (
     "body{font-family:system-ui,'Noto Sans CJK SC',sans-serif;margin:2em;max-width:72em}"
     "table{border-collapse:collapse;margin:1em 0;max-width:100%;display:block;"
     "overflow-x:auto}th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left;"
-    "overflow-wrap:anywhere}td.n{text-align:right;font-variant-numeric:tabular-nums}"
+    "overflow-wrap:anywhere;white-space:pre-wrap}"
+    "td.n{text-align:right;font-variant-numeric:tabular-nums}"
     "caption{text-align:left;font-weight:bold;margin:.5em 0}p.note{color:#555}"
 )
 
