@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ DATASET_RUN = "dataset"
 
 
 @click.command("score")
-@click.argument("file", metavar="FILE")
+@click.argument("files", metavar="FILE...", nargs=-1, required=True)
 @data_options
 @task_option
 @split_options
@@ -60,32 +61,86 @@ DATASET_RUN = "dataset"
     "--out",
     "out_dir",
     type=click.Path(path_type=Path, file_okay=False),
-    help="Where scores.jsonl, summary.json and the reports go. Default: beside FILE.",
+    help="Where scores.jsonl, summary.json and the reports go. Default: beside FILE "
+    "(several FILEs: beside them when they are in one directory; in several "
+    "directories, --out is needed).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
-def score_command(file: str, out_dir: Path | None, as_json: bool, **options: Any) -> None:
+def score_command(
+    files: tuple[str, ...], out_dir: Path | None, as_json: bool, **options: Any
+) -> None:
     """Score FILE: fc outputs (JSON Lines {"id", and calls, tool_calls, content,
     text or result}), qa predictions ({"id", "response" or "answer"}), or a retrieval
-    run (TREC `qid Q0 docid rank score tag`, JSON Lines, JSON; or the word `dataset`)."""
+    run (TREC `qid Q0 docid rank score tag`, JSON Lines, JSON; or the word `dataset`).
+
+    Several FILEs of fc outputs (BFCL's result files, one per category:
+    result/MODEL/*.json) are read as one set of answers, in the order given; an id
+    in two of them counts as an id on two lines of one file: the last line counts,
+    with a warning naming both."""
     from tfce_eval.tasks import resolve_data
 
     task = TaskKind(options["task"]) if options["task"] else None
     ref = resolve_data(options["data"], task)
     refuse_other_tasks_options(ref.task, click.get_current_context().params)
-    run = None
-    if ref.task is not TaskKind.RETRIEVAL or file != DATASET_RUN:
-        run = _existing(file, ref.task)
-        _refuse_another_tasks_file(run, ref.task, options["data"])
+    out_dir = out_dir or _out_beside(files, ref.task)
+    runs: list[Path] = []
+    if ref.task is not TaskKind.RETRIEVAL or files[0] != DATASET_RUN:
+        runs = [_existing(file, ref.task) for file in files]
+        for run in runs:
+            _refuse_another_tasks_file(run, ref.task, options["data"])
     if ref.task is TaskKind.FC:
-        assert run is not None
-        _score_fc(run, ref.path, out_dir, as_json, options)
+        _score_fc(runs, ref.path, out_dir, as_json, options)
     elif ref.task is TaskKind.RETRIEVAL:
         assert ref.path is not None
         # A built-in dataset is named as the user named it (builtin:NAME), not by its path.
-        _score_retrieval(run, ref.path, shown(str(ref.path)), out_dir, as_json, options)
+        _score_retrieval(
+            runs[0] if runs else None, ref.path, shown(str(ref.path)), out_dir, as_json, options
+        )
     else:
-        assert ref.path is not None and run is not None
-        _score_qa(run, ref.path, shown(str(ref.path)), out_dir, as_json, options)
+        assert ref.path is not None
+        _score_qa(runs[0], ref.path, shown(str(ref.path)), out_dir, as_json, options)
+
+
+def _out_beside(files: tuple[str, ...], task: TaskKind) -> Path | None:
+    """Where the scores go without --out: beside the one FILE (None: the scorer's
+    default), beside several FILEs when they share a directory. UsageError for several
+    FILEs of a task that reads one, the same FILE twice, or FILEs in several directories
+    (the scores could go to any of them, so --out must say where)."""
+    if len(files) == 1:
+        return None
+    from tfce_eval.errors import UsageError
+
+    if task is not TaskKind.FC:
+        what = _WANTS[task][1]
+        verb = "are" if what.endswith("s") else "is"
+        raise UsageError(
+            f"{what} {verb} one file: give one FILE, not {len(files)} "
+            "(several FILEs are for function-calling outputs)"
+        )
+    from tfce_eval.scoring.rundir import SCORES, SUMMARY
+
+    seen: dict[Path, str] = {}
+    for file in files:
+        path = Path(os.path.abspath(file))
+        if path.name in (SUMMARY, SCORES):  # what `score DIR/*.json` picks up the 2nd time
+            raise UsageError(
+                f"{file} is a file a score writes, not outputs: leave it out of the FILEs "
+                f"(BFCL's: {os.path.join(os.path.dirname(file), '*_result.json')})"
+            )
+        if path in seen:
+            also = f" (also as {seen[path]})" if seen[path] != file else ""
+            raise UsageError(f"{file} is given twice as FILE{also}: give it once")
+        seen[path] = file
+    # Each directory as the user spelled it first.
+    directories = {path.parent: os.path.dirname(file) or "." for path, file in seen.items()}
+    if len(directories) > 1:
+        named = ", ".join(list(directories.values())[:3])
+        more = ", ..." if len(directories) > 3 else ""
+        raise UsageError(
+            f"the FILEs are in {len(directories)} directories ({named}{more}): "
+            "give --out DIR, the directory for the scores"
+        )
+    return Path(files[0]).parent
 
 
 #: The longest first line read to tell which task's file it is.
@@ -184,10 +239,49 @@ def _existing(file: str, task: TaskKind) -> Path:
     hint = "give the file of outputs, predictions or the run to score"
     if path.is_dir():
         inside = [path / name for name in _run_files(task) if (path / name).is_file()]
+        pattern = _outputs_pattern(file) if task is TaskKind.FC else None
         if inside:
             hint = f"give {inside[0]}, the file of the run in this directory"
+        elif pattern:
+            hint = f"give the files in it: {pattern} (several FILEs are read as one)"
         raise DataError("is a directory, not a file", path=file, hint=hint)
     raise DataError("no such file" if not path.exists() else "is not a file", path=file, hint=hint)
+
+
+#: How many entries of a directory given as FILE are looked at for a hint.
+_SCAN = 1000
+
+
+def _outputs_pattern(directory: str) -> str | None:
+    """`DIR/*_result.json` (BFCL's), `DIR/*.json` or `DIR/*.jsonl` when the directory
+    holds such files, `DIR/*/*...` when its subdirectories do (BFCL v4's
+    result/MODEL/non_live/...); else None."""
+    from itertools import islice
+
+    def suffix(where: str) -> str | None:
+        try:
+            with os.scandir(where) as entries:
+                names = [e.name for e in islice(entries, _SCAN) if e.is_file()]
+        except OSError:
+            return None
+        for ending in ("_result.json", ".json", ".jsonl"):  # BFCL's result files first
+            if any(name.endswith(ending) for name in names):
+                return ending
+        return None
+
+    found = suffix(directory)
+    if found:
+        return os.path.join(directory, "*" + found)
+    try:
+        with os.scandir(directory) as entries:
+            subdirectories = [e.path for e in islice(entries, _SCAN) if e.is_dir()]
+    except OSError:
+        return None
+    for subdirectory in subdirectories[:50]:
+        found = suffix(subdirectory)
+        if found:
+            return os.path.join(directory, "*", "*" + found)
+    return None
 
 
 def _run_files(task: TaskKind) -> tuple[str, ...]:
@@ -200,7 +294,7 @@ def _run_files(task: TaskKind) -> tuple[str, ...]:
 
 
 def _score_fc(
-    outputs: Path, data: Path | None, out_dir: Path | None, as_json: bool, o: dict[str, Any]
+    outputs: list[Path], data: Path | None, out_dir: Path | None, as_json: bool, o: dict[str, Any]
 ) -> None:
     from tfce_eval.cli.options import build_policy, parse_categories
     from tfce_eval.cli.render import print_summary, print_warnings
@@ -224,7 +318,7 @@ def _score_fc(
         functions_dir=o["functions_dir"],
         exec_timeout_s=o["exec_timeout"],
     )
-    result = score_outputs(outputs, dataset, options, out_dir or outputs.parent)
+    result = score_outputs(outputs, dataset, options, out_dir or outputs[0].parent)
     path = result.run_dir.path
     view = RunView(path.resolve().name, path, result.summary, result.records, None)
     write_run_reports(path, view, failure_source=FailureSource(dataset=dataset))

@@ -19,7 +19,7 @@ the item: it is never counted as the model's error.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,21 +29,18 @@ from tfce_eval.check.item import answer_and_truth, check_item, truth_as_answer
 from tfce_eval.dataset.load import Dataset
 from tfce_eval.decode.answer import decode_output
 from tfce_eval.errors import DataError, HarnessError, TfceError
-from tfce_eval.jsonl import torn_line_warning
 from tfce_eval.model import CATEGORY_ORDER, DecodeResult, ErrorCode, Item, ScoreRecord, Verdict
 from tfce_eval.schema.wire import name_map
 from tfce_eval.scoring.keeper import Keeper
 from tfce_eval.scoring.options import CheckMode, MissingMode, ScoreOptions
-from tfce_eval.scoring.rundir import (
-    REPORT_HTML,
-    REPORT_MD,
-    SCORES,
-    SUMMARY,
+from tfce_eval.scoring.outputs import (
     OutputsIndex,
-    RunDir,
+    first_ids,
     index_outputs,
+    index_outputs_files,
     is_request_error,
 )
+from tfce_eval.scoring.rundir import REPORT_HTML, REPORT_MD, SCORES, SUMMARY, RunDir
 from tfce_eval.scoring.summary import UsageStats, exec_skipped, summarize
 from tfce_eval.scoring.writing import StagedLines, Staging, dumps_strict
 from tfce_eval.words import counted
@@ -64,14 +61,6 @@ class ScoreResult:
     run_dir: RunDir
 
 
-def _first_ids(ids: list[str], n: int = 5) -> str:
-    """`id a` for one id, `first: a, b, ...` (at most `n`) for several."""
-    if len(ids) == 1:
-        return f"id {ids[0]}"
-    shown = ", ".join(ids[:n])
-    return "first: " + shown + (", ..." if len(ids) > n else "")
-
-
 def _selected_ids(dataset: Dataset, options: ScoreOptions) -> list[str]:
     ids = dataset.ids(options.categories)
     if options.ids is not None:
@@ -84,7 +73,7 @@ def _check_unknown_ids(index: OutputsIndex, dataset: Dataset) -> None:
         if item_id not in dataset:
             raise DataError(
                 "this id is not in the dataset",
-                path=str(index.path),
+                path=str(index.path_of(item_id)),
                 line=line,
                 item_id=item_id,
                 hint="score the file against the dataset it was produced from (--data), "
@@ -288,10 +277,10 @@ def _score_items(
             keeper.add(scored)
 
 
-def _refuse_overwriting_inputs(outputs: Path, dataset: Dataset, run_dir: RunDir) -> None:
+def _refuse_overwriting_inputs(outputs: Sequence[Path], dataset: Dataset, run_dir: RunDir) -> None:
     written = {p.resolve(): p.name for p in (run_dir.scores, run_dir.summary, run_dir.report_md)}
     written[run_dir.report_html.resolve()] = run_dir.report_html.name
-    for source in (outputs, *dataset.question_files, *dataset.answer_files):
+    for source in (*outputs, *dataset.question_files, *dataset.answer_files):
         name = written.get(source.resolve())
         if name is not None:
             raise DataError(
@@ -301,33 +290,8 @@ def _refuse_overwriting_inputs(outputs: Path, dataset: Dataset, run_dir: RunDir)
             )
 
 
-def _warnings(index: OutputsIndex, outputs: Path) -> list[str]:
-    warnings: list[str] = []
-    if index.torn_line is not None:
-        warnings.append(torn_line_warning(outputs, index.torn_line))
-    if index.duplicates:
-        dup = list(index.duplicates)
-        each = "" if len(dup) == 1 else " of each"
-        warnings.append(
-            f"{outputs}: {counted(len(dup), 'id is', 'ids are')} answered on more than one "
-            f"line; the last line{each} counts ({_first_ids(dup)})"
-        )
-    if index.replaced_answers:
-        lost = list(index.replaced_answers)
-        verdict = (
-            "its answer; the last line counts, so it is a request error"
-            if len(lost) == 1
-            else "their answer; the last line counts, so they are request errors"
-        )
-        warnings.append(
-            f"{outputs}: {counted(len(lost), 'id has', 'ids have')} a request error on a "
-            f"line after {verdict} ({_first_ids(lost)})"
-        )
-    return warnings
-
-
 def score_outputs(
-    outputs: Path,
+    outputs: Path | Sequence[Path],
     dataset: Dataset,
     options: ScoreOptions,
     out_dir: Path,
@@ -336,15 +300,23 @@ def score_outputs(
 ) -> ScoreResult:
     """Score `outputs` against `dataset`; write scores.jsonl and summary.json into `out_dir`.
 
+    `outputs`: a file, or several files read as one set of answers in the order given
+    (BFCL's result files, one per category): an id on lines of two files is as an id on
+    two lines of one file (the last counts, with a warning naming both).
+
     Stale report.md and report.html in `out_dir` are removed: the caller writes new reports
     from the result (`tfce_eval.report.write_run_reports`). Raises DataError for bad input or
     a directory that cannot be written, HarnessError for a failure of tfce-eval itself.
     """
     run_dir = RunDir(out_dir)
-    _refuse_overwriting_inputs(outputs, dataset, run_dir)
-    index = index_outputs(outputs, tolerate_torn_tail=True)
+    paths = (outputs,) if isinstance(outputs, Path) else tuple(outputs)
+    _refuse_overwriting_inputs(paths, dataset, run_dir)
+    if len(paths) == 1:
+        index = index_outputs(paths[0], tolerate_torn_tail=True)
+    else:
+        index = index_outputs_files(paths, tolerate_torn_tail=True)
     _check_unknown_ids(index, dataset)
-    warnings = _warnings(index, outputs)
+    warnings = index.warnings()
     selected = _selected_ids(dataset, options)
     answered_cats = {dataset.category_of(i) for i in selected if i in index.offsets}
     in_scope = [i for i in selected if dataset.category_of(i) in answered_cats]
@@ -355,14 +327,14 @@ def score_outputs(
         warnings.append(
             f"{counted(len(missing), 'item has', 'items have')} no output and "
             f"{'was' if len(missing) == 1 else 'were'} left out "
-            f"(--missing skip; {_first_ids(missing)})"
+            f"(--missing skip; {first_ids(missing)})"
         )
     elif missing:
         one = len(missing) == 1
         warnings.append(
             f"{counted(len(missing), 'item has', 'items have')} no output and "
             f"{'counts' if one else 'count'} as wrong (no_call); "
-            f"{_first_ids(missing)} (--missing skip leaves {'it' if one else 'them'} out)"
+            f"{first_ids(missing)} (--missing skip leaves {'it' if one else 'them'} out)"
         )
     not_run = sorted(
         {dataset.category_of(i) for i in selected} - answered_cats, key=CATEGORY_ORDER.index
@@ -388,6 +360,7 @@ def score_outputs(
             "path": None if dataset.root is None else str(dataset.root),
             "sha256": dataset.sha256,
         }
+        extra["outputs"] = index.describe()
         extra["missing"] = {
             "mode": str(options.missing),
             "count": len(missing),
@@ -402,14 +375,14 @@ def score_outputs(
             warnings.append(
                 f"{counted(len(not_judged), 'item was', 'items were')} not exec-checked: "
                 "a ground-truth call fails "
-                f"(a dataset problem, not the model's; {_first_ids(not_judged)}); "
+                f"(a dataset problem, not the model's; {first_ids(not_judged)}); "
                 f"`tfce-eval validate` lists {'it' if len(not_judged) == 1 else 'them'}"
             )
         if unwinnable:
             warnings.append(
                 f"{counted(len(unwinnable), 'item', 'items')} cannot be answered right under "
                 "these options: the ground truth fails its own check (a dataset problem, "
-                f"counted against the model as BFCL counts it; {_first_ids(unwinnable)}); "
+                f"counted against the model as BFCL counts it; {first_ids(unwinnable)}); "
                 "`tfce-eval validate` lists what is wrong in the data"
             )
         stage.text(SUMMARY, dumps_strict(summary, indent=2) + "\n")
