@@ -242,3 +242,21 @@ def test_report_reads_a_score_of_several_files_and_of_one(tmp_path: Path) -> Non
     both = run_cli("report", several, one.parent, "--format", "json")
     assert both.exit_code == 0, both.output
     assert [r["name"] for r in json.loads(both.stdout)["runs"]] == ["several", "one"]
+
+
+def test_report_shows_the_answers_as_sent_from_the_files_scored(tmp_path: Path) -> None:
+    """An undecodable answer is shown as sent, read from the files summary.json names
+    (not only a run directory's outputs.jsonl); none once a file has changed."""
+    files = result_files(tmp_path / "result")
+    rows = [json.loads(line) for line in files[-1].read_text(encoding="utf-8").splitlines()]
+    rows[0]["result"] = "f(2 [broken"
+    write_lines(files[-1], rows)
+    out = tmp_path / "scored"
+    assert run_cli("score", *files, "--data", DATA, "--out", out, "--check", "ast").exit_code == 0
+    shown = run_cli("report", out, "--failures", "5", "--format", "md")
+    assert shown.exit_code == 0
+    assert "answer as sent" in shown.output and "f(2 [broken" in shown.output
+    write_lines(files[-1], rows[:1])  # the file changes after the score
+    shown = run_cli("report", out, "--failures", "5", "--format", "md")
+    assert shown.exit_code == 0
+    assert "answer as sent" not in shown.output and "f(2 [broken" not in shown.output

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import DataError
@@ -25,7 +26,8 @@ from tfce_eval.model import (
 )
 from tfce_eval.report.runs import RunView
 from tfce_eval.report.source import FailureSource
-from tfce_eval.scoring.rundir import RunDir, index_outputs
+from tfce_eval.scoring.outputs import index_outputs_files
+from tfce_eval.scoring.rundir import RunDir
 from tfce_eval.words import of_failing
 
 #: Longest text shown for one question, call list or raw answer.
@@ -177,11 +179,17 @@ def format_question(question: Any) -> str:
 
 
 def _raw_answers(run: RunView, ids: set[str]) -> dict[str, str]:
-    """The stored answers of undecodable items, from the run's outputs file if it has one."""
-    if not ids or run.path is None or not RunDir(run.path).outputs.is_file():
+    """The stored answers of undecodable items: from the run's outputs file if it has one,
+    else from the files the summary says were scored, when they are still what was scored
+    (the same SHA-256); none otherwise."""
+    paths = _outputs_files(run) if ids else []
+    if not paths:
         return {}
     try:
-        index = index_outputs(RunDir(run.path).outputs, tolerate_torn_tail=True)
+        index = index_outputs_files(paths, tolerate_torn_tail=True)
+        recorded = _recorded_outputs(run.summary)
+        if recorded is not None and [f.sha256 for f in index.files] != recorded[1]:
+            return {}  # changed since the score: its lines may not be the answers scored
         wanted = [i for i in ids if i in index.offsets]
         found: dict[str, str] = {}
         for item_id, record in index.read_many(wanted):
@@ -191,6 +199,38 @@ def _raw_answers(run: RunView, ids: set[str]) -> dict[str, str]:
         return found
     except (DataError, OSError):
         return {}
+
+
+def _outputs_files(run: RunView) -> list[Path]:
+    if run.path is None:
+        return []
+    own = RunDir(run.path).outputs
+    if own.is_file():
+        return [own]
+    recorded = _recorded_outputs(run.summary)
+    if recorded is None or not all(path.is_file() for path in recorded[0]):
+        return []
+    return recorded[0]
+
+
+def _recorded_outputs(summary: Mapping[str, Any]) -> tuple[list[Path], list[str]] | None:
+    """The files summary.json's `outputs` names, and their digests (docs/files.md 8.4)."""
+    outputs = summary.get("outputs")
+    if not isinstance(outputs, Mapping):
+        return None
+    entries = outputs.get("files", [outputs])
+    if not isinstance(entries, list):
+        return None
+    paths, digests = [], []
+    for entry in entries:
+        if not isinstance(entry, Mapping):
+            return None
+        path, digest = entry.get("path"), entry.get("sha256")
+        if not isinstance(path, str) or not isinstance(digest, str):
+            return None
+        paths.append(Path(path))
+        digests.append(digest)
+    return paths, digests
 
 
 def _received(record: ScoreRecord) -> str:
