@@ -362,6 +362,49 @@ def test_options_of_another_task_are_refused_not_ignored(
     assert said in unfold(result.stderr)
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (
+            ("--context", "gold"),
+            "error: --context is for question-answering datasets; builtin:tfce (the "
+            "default --data) is a function-calling dataset",
+        ),
+        (
+            ("--split", "test", "--judge", "openai/j"),
+            "error: --split is for retrieval and question-answering datasets; builtin:tfce "
+            "(the default --data) is a function-calling dataset",
+        ),
+        (
+            (*QNA, "--category", "simple"),
+            "error: --category is for function-calling datasets; --data is a "
+            "question-answering dataset",
+        ),
+        (
+            (*QNA, "--qrels", str(REPO / "README.md")),
+            "error: --qrels is for retrieval datasets; --data is a question-answering dataset",
+        ),
+    ],
+)
+def test_run_refuses_options_of_another_task_as_score_does(
+    tmp_path: Path, args: tuple[str, ...], said: str
+) -> None:
+    """Before anything is asked or written: the server named does not exist."""
+    result = run_cli(
+        "run",
+        "--model",
+        "openai/m",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--out",
+        tmp_path,
+        *args,
+    )
+    assert result.exit_code == 2, result.output
+    assert unfold(result.stderr) == said
+    assert not any(tmp_path.iterdir())
+
+
 def test_category_is_refused_for_a_retrieval_dataset(tmp_path: Path) -> None:
     result = run_cli("score", "dataset", *QASPER, "--category", "simple", "--out", tmp_path)
     assert result.exit_code == 2, result.output

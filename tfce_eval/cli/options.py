@@ -276,16 +276,28 @@ OPTION_TASKS: dict[str, tuple[str, tuple[TaskKind, ...]]] = {
 }
 
 
-def refuse_other_tasks_options(task: TaskKind, params: Mapping[str, Any]) -> None:
+#: `run`'s own: what a question-answering run reads besides the table's.
+RUN_OPTION_TASKS: dict[str, tuple[str, tuple[TaskKind, ...]]] = {
+    "--context": ("context", (TaskKind.QA,)),
+    "--corpus": ("corpus", (TaskKind.QA,)),  # the dataset --context bm25 searches
+    "--cache-dir": ("cache_dir", (TaskKind.QA,)),
+}
+
+
+def refuse_other_tasks_options(
+    task: TaskKind,
+    params: Mapping[str, Any],
+    table: Mapping[str, tuple[str, tuple[TaskKind, ...]]] = OPTION_TASKS,
+) -> None:
     """UsageError when an option of `params` (click's values by name; absent, None,
-    empty or False: not given) is for datasets of other tasks than `task`, e.g.
-    `--split is for retrieval and question-answering datasets; --data is a
+    empty or False: not given) is for datasets of other tasks than `task` (by `table`),
+    e.g. `--split is for retrieval and question-answering datasets; --data is a
     function-calling dataset`. Options for the same tasks are named together."""
     from tfce_eval.errors import UsageError
 
     given = [
         (flag, tasks)
-        for flag, (name, tasks) in OPTION_TASKS.items()
+        for flag, (name, tasks) in table.items()
         if params.get(name) not in (None, (), "", False) and task not in tasks
     ]
     if not given:

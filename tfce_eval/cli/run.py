@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from tfce_eval.cli.options import (
+    OPTION_TASKS,
+    RUN_OPTION_TASKS,
     base_url_option,
     build_policy,
     category_option,
@@ -26,6 +28,7 @@ from tfce_eval.cli.options import (
     judge_options,
     parse_categories,
     policy_options,
+    refuse_other_tasks_options,
     split_options,
     timeout_option,
 )
@@ -294,8 +297,22 @@ def run_command(
     from tfce_eval.run.runner import run_eval
 
     task, data_dir = _task_data(data)
-    if task is TaskKind.FC and (context != Context.NONE or judge):
-        raise UsageError("--context and --judge are for question-answering datasets")
+    given = {
+        "data": data,
+        "questions": questions,
+        "answers": answers,
+        "answer_style": answer_style,
+        "categories": categories,
+        "split": split,
+        "corpus": corpus,
+        "qrels": qrels,
+        "context": None if context == Context.NONE else context,
+        "cache_dir": cache_dir,
+        "judge": judge,
+        "judge_base_url": judge_base_url,
+        "allow_self_judge": allow_self_judge,
+    }
+    refuse_other_tasks_options(task, given, {**OPTION_TASKS, **RUN_OPTION_TASKS})
     config = RunConfig(
         model=model,
         mode=Mode(mode),
