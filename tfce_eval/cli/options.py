@@ -41,6 +41,27 @@ class DataParam(click.ParamType):  # type: ignore[type-arg]
 DATA = DataParam()
 
 
+class Temperature(click.ParamType[float | None]):
+    """`--temperature`: a number from 0 to 2, or `none` (leave it out of requests)."""
+
+    name = "NUMBER|none"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float | None:
+        if value is None or isinstance(value, float):
+            return value
+        if str(value).lower() in ("none", "off", "omit"):
+            return None
+        try:
+            number = float(value)
+        except ValueError:
+            self.fail(f"{value!r} is not a number or 'none'", param, ctx)
+        if not 0 <= number <= 2:
+            self.fail(f"{number} is outside 0..2", param, ctx)
+        return number
+
+
 def data_options(func: F) -> F:
     """--data, --questions, --answers, --answer-style."""
     decorators = [

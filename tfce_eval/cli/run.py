@@ -20,6 +20,7 @@ import click
 from tfce_eval.cli.options import (
     OPTION_TASKS,
     RUN_OPTION_TASKS,
+    Temperature,
     base_url_option,
     build_policy,
     category_option,
@@ -42,25 +43,6 @@ if TYPE_CHECKING:
     from tfce_eval.dataset.load import Dataset
     from tfce_eval.run.config import RunResult
     from tfce_eval.scoring.score import ScoreResult
-
-
-class _Temperature(click.ParamType[float | None]):
-    name = "NUMBER|none"
-
-    def convert(
-        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
-    ) -> float | None:
-        if value is None or isinstance(value, float):
-            return value
-        if str(value).lower() in ("none", "off", "omit"):
-            return None
-        try:
-            number = float(value)
-        except ValueError:
-            self.fail(f"{value!r} is not a number or 'none'", param, ctx)
-        if not 0 <= number <= 2:
-            self.fail(f"{number} is outside 0..2", param, ctx)
-        return number
 
 
 def _task_data(data: Path | str | None) -> tuple[TaskKind, Path | None]:
@@ -188,7 +170,7 @@ def _resume_command() -> str | None:
 @base_url_option
 @click.option(
     "--temperature",
-    type=_Temperature(),
+    type=Temperature(),
     default="0",
     show_default=True,
     help="Sampling temperature; 'none' leaves it out.",
