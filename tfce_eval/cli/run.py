@@ -62,17 +62,9 @@ class _Temperature(click.ParamType[float | None]):
 
 def _task_data(data: Path | str | None) -> tuple[TaskKind, Path | None]:
     """`--data` (a directory or builtin:NAME) as (task, directory); runs ask fc and qa."""
-    from tfce_eval.tasks import resolve_data
+    from tfce_eval.run.config import run_data
 
-    ref = resolve_data(data)
-    if ref.task is TaskKind.RETRIEVAL:
-        from tfce_eval.retrieval import detect_layout
-
-        if ref.path is not None and detect_layout(ref.path) is not None:
-            # QASPER-RAG is a retrieval dataset that also has answers: ask its questions.
-            return TaskKind.QA, ref.path
-        raise UsageError(f"--data {data}: a retrieval dataset; rank it with `tfce-eval retrieve`")
-    return ref.task, ref.path
+    return run_data(data, None)
 
 
 @contextmanager

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import DataError, UsageError
+from tfce_eval.model import parse_choice
 from tfce_eval.qa.items import AnswerType, QaDataset, QaItem
 from tfce_eval.qa.judge import (
     CACHE_NAME,
@@ -171,6 +172,7 @@ async def score_outputs_async(
         raise UsageError("a judge needs its model name (judge_name): it keys the verdict cache")
     if k < 1:
         raise UsageError(f"k must be at least 1, not {k}")
+    missing = parse_choice(MissingMode, missing, "missing")
     items = {item.id: item for item in dataset.items}
     lookup = retrieved or {}
     qasper = dataset.kind == "qasper"

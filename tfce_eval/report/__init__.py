@@ -17,6 +17,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tfce_eval.model import parse_choice
+
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
@@ -88,7 +90,7 @@ def render(
     from tfce_eval.report.model import build_report
 
     report = build_report(runs, failures=failures, prices=prices, failure_source=failure_source)
-    module, function = _RENDERERS[ReportFormat(fmt)]
+    module, function = _RENDERERS[parse_choice(ReportFormat, fmt, "fmt")]
     text: str = getattr(importlib.import_module(module), function)(report)
     return text
 
