@@ -54,6 +54,7 @@ from tfce_eval.qa.scoring import (
     score_outputs,
     score_outputs_async,
     score_predictions,
+    score_predictions_async,
 )
 
 __all__ = [
@@ -113,6 +114,7 @@ __all__ = [
     "score_outputs",
     "score_outputs_async",
     "score_predictions",
+    "score_predictions_async",
     "split_files",
     "token_f1",
     "validate_qa",
