@@ -355,6 +355,7 @@ def _write_reports(score: ScoreResult, dataset: Dataset, run_info: Mapping[str, 
     """report.md and report.html beside a run's scores (see run_eval's write_reports)."""
     from tfce_eval.report import FailureSource, RunView, write_run_reports
 
+    assert score.run_dir is not None  # a run scores into its directory
     path = score.run_dir.path
     name = str(run_info.get("run_name") or path.resolve().name)
     view = RunView(name, path, score.summary, score.records, dict(run_info))

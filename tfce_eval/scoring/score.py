@@ -23,16 +23,16 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tfce_eval.check.item import answer_and_truth, check_item, truth_as_answer
 from tfce_eval.dataset.load import Dataset
 from tfce_eval.decode.answer import decode_output
 from tfce_eval.errors import DataError, HarnessError, TfceError
-from tfce_eval.jsonl import torn_line_warning
 from tfce_eval.model import CATEGORY_ORDER, DecodeResult, ErrorCode, Item, ScoreRecord, Verdict
 from tfce_eval.schema.wire import name_map
 from tfce_eval.scoring.keeper import Keeper
+from tfce_eval.scoring.notices import first_ids, outputs_warnings
 from tfce_eval.scoring.options import CheckMode, MissingMode, ScoreOptions
 from tfce_eval.scoring.rundir import (
     REPORT_HTML,
@@ -45,7 +45,7 @@ from tfce_eval.scoring.rundir import (
     is_request_error,
 )
 from tfce_eval.scoring.summary import UsageStats, exec_skipped, summarize
-from tfce_eval.scoring.writing import StagedLines, Staging, dumps_strict
+from tfce_eval.scoring.writing import Staging, dumps_strict
 from tfce_eval.words import counted
 
 if TYPE_CHECKING:
@@ -61,15 +61,7 @@ class ScoreResult:
     records: tuple[ScoreRecord, ...]
     summary: dict[str, Any]
     warnings: tuple[str, ...]
-    run_dir: RunDir
-
-
-def _first_ids(ids: list[str], n: int = 5) -> str:
-    """`id a` for one id, `first: a, b, ...` (at most `n`) for several."""
-    if len(ids) == 1:
-        return f"id {ids[0]}"
-    shown = ", ".join(ids[:n])
-    return "first: " + shown + (", ..." if len(ids) > n else "")
+    run_dir: RunDir | None  # None: scored in memory, nothing written
 
 
 def _selected_ids(dataset: Dataset, options: ScoreOptions) -> list[str]:
@@ -183,6 +175,17 @@ def _exec_check(
     return executor.check_item(item, decoded.calls or (), matching)
 
 
+class RowSink(Protocol):
+    """Where score records go as they are made: scores.jsonl, or nowhere."""
+
+    def write(self, row: Mapping[str, Any]) -> None: ...
+
+
+class _Discard:
+    def write(self, row: Mapping[str, Any]) -> None:
+        pass
+
+
 #: Failing records per category and kind (model error, request error) whose details stay in
 #: memory for the reports' failure lists; every record's details are in scores.jsonl.
 KEEP_DETAILS = 50
@@ -269,7 +272,7 @@ def _score_items(
     options: ScoreOptions,
     executor: Executor | None,
     usage: UsageStats,
-    out: StagedLines,
+    out: RowSink,
     keeper: Keeper,
     unwinnable: list[str],
 ) -> None:
@@ -301,50 +304,29 @@ def _refuse_overwriting_inputs(outputs: Path, dataset: Dataset, run_dir: RunDir)
             )
 
 
-def _warnings(index: OutputsIndex, outputs: Path) -> list[str]:
-    warnings: list[str] = []
-    if index.torn_line is not None:
-        warnings.append(torn_line_warning(outputs, index.torn_line))
-    if index.duplicates:
-        dup = list(index.duplicates)
-        each = "" if len(dup) == 1 else " of each"
-        warnings.append(
-            f"{outputs}: {counted(len(dup), 'id is', 'ids are')} answered on more than one "
-            f"line; the last line{each} counts ({_first_ids(dup)})"
-        )
-    if index.replaced_answers:
-        lost = list(index.replaced_answers)
-        verdict = (
-            "its answer; the last line counts, so it is a request error"
-            if len(lost) == 1
-            else "their answer; the last line counts, so they are request errors"
-        )
-        warnings.append(
-            f"{outputs}: {counted(len(lost), 'id has', 'ids have')} a request error on a "
-            f"line after {verdict} ({_first_ids(lost)})"
-        )
-    return warnings
-
-
 def score_outputs(
-    outputs: Path,
+    outputs: str | Path,
     dataset: Dataset,
-    options: ScoreOptions,
-    out_dir: Path,
+    options: ScoreOptions | None = None,
+    out_dir: str | Path | None = None,
     *,
     extra_summary: Mapping[str, Any] | None = None,
 ) -> ScoreResult:
-    """Score `outputs` against `dataset`; write scores.jsonl and summary.json into `out_dir`.
+    """Score `outputs` against `dataset`; write scores.jsonl and summary.json into `out_dir`
+    (with `out_dir` None, score in memory and write nothing).
 
     Stale report.md and report.html in `out_dir` are removed: the caller writes new reports
     from the result (`tfce_eval.report.write_run_reports`). Raises DataError for bad input or
     a directory that cannot be written, HarnessError for a failure of tfce-eval itself.
     """
-    run_dir = RunDir(out_dir)
-    _refuse_overwriting_inputs(outputs, dataset, run_dir)
+    outputs = Path(outputs)
+    options = options or ScoreOptions()
+    run_dir = None if out_dir is None else RunDir(Path(out_dir))
+    if run_dir is not None:
+        _refuse_overwriting_inputs(outputs, dataset, run_dir)
     index = index_outputs(outputs, tolerate_torn_tail=True)
     _check_unknown_ids(index, dataset)
-    warnings = _warnings(index, outputs)
+    warnings = outputs_warnings(index, outputs)
     selected = _selected_ids(dataset, options)
     answered_cats = {dataset.category_of(i) for i in selected if i in index.offsets}
     in_scope = [i for i in selected if dataset.category_of(i) in answered_cats]
@@ -355,14 +337,14 @@ def score_outputs(
         warnings.append(
             f"{counted(len(missing), 'item has', 'items have')} no output and "
             f"{'was' if len(missing) == 1 else 'were'} left out "
-            f"(--missing skip; {_first_ids(missing)})"
+            f"(--missing skip; {first_ids(missing)})"
         )
     elif missing:
         one = len(missing) == 1
         warnings.append(
             f"{counted(len(missing), 'item has', 'items have')} no output and "
             f"{'counts' if one else 'count'} as wrong (no_call); "
-            f"{_first_ids(missing)} (--missing skip leaves {'it' if one else 'them'} out)"
+            f"{first_ids(missing)} (--missing skip leaves {'it' if one else 'them'} out)"
         )
     not_run = sorted(
         {dataset.category_of(i) for i in selected} - answered_cats, key=CATEGORY_ORDER.index
@@ -377,8 +359,8 @@ def score_outputs(
     # Items stream in natural id order, so scores.jsonl is written sorted as it goes.
     with ExitStack() as stack:
         executor = _open_executor(stack, dataset, options)
-        stage = stack.enter_context(Staging(run_dir.path))
-        out = stage.lines(SCORES)
+        stage = None if run_dir is None else stack.enter_context(Staging(run_dir.path))
+        out: RowSink = _Discard() if stage is None else stage.lines(SCORES)
         unwinnable: list[str] = []  # ids of items whose own ground truth fails
         items = dataset.iter_items(ids=set(in_scope))
         _score_items(items, index, options, executor, usage, out, keeper, unwinnable)
@@ -402,16 +384,17 @@ def score_outputs(
             warnings.append(
                 f"{counted(len(not_judged), 'item was', 'items were')} not exec-checked: "
                 "a ground-truth call fails "
-                f"(a dataset problem, not the model's; {_first_ids(not_judged)}); "
+                f"(a dataset problem, not the model's; {first_ids(not_judged)}); "
                 f"`tfce-eval validate` lists {'it' if len(not_judged) == 1 else 'them'}"
             )
         if unwinnable:
             warnings.append(
                 f"{counted(len(unwinnable), 'item', 'items')} cannot be answered right under "
                 "these options: the ground truth fails its own check (a dataset problem, "
-                f"counted against the model as BFCL counts it; {_first_ids(unwinnable)}); "
+                f"counted against the model as BFCL counts it; {first_ids(unwinnable)}); "
                 "`tfce-eval validate` lists what is wrong in the data"
             )
-        stage.text(SUMMARY, dumps_strict(summary, indent=2) + "\n")
-        stage.commit(stale=(REPORT_MD, REPORT_HTML))
+        if stage is not None:
+            stage.text(SUMMARY, dumps_strict(summary, indent=2) + "\n")
+            stage.commit(stale=(REPORT_MD, REPORT_HTML))
     return ScoreResult(tuple(records), summary, tuple(warnings), run_dir)
