@@ -56,6 +56,7 @@ from tfce_eval.qa.scoring import (
     score_predictions,
     score_predictions_async,
 )
+from tfce_eval.scoring.options import MissingMode
 
 __all__ = [
     "CACHE_NAME",
@@ -70,6 +71,7 @@ __all__ = [
     "Extraction",
     "Grade",
     "Judge",
+    "MissingMode",
     "PredictionReader",
     "Predictions",
     "QaDataset",

@@ -22,11 +22,13 @@ from tfce_eval.model import parse_choice
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
+    from tfce_eval.report.document import Document, render_document
     from tfce_eval.report.model import Prices, Report, build_report
     from tfce_eval.report.runs import RunView, load_run
     from tfce_eval.report.source import FailureSource
 
 __all__ = [
+    "Document",
     "FailureSource",
     "Prices",
     "ReportFormat",
@@ -34,12 +36,15 @@ __all__ = [
     "build_report",
     "load_run",
     "render",
+    "render_document",
     "render_table",
     "write_run_reports",
 ]
 
 #: The names read from a module of the package when they are first asked for.
 _LAZY = {
+    "Document": "tfce_eval.report.document",
+    "render_document": "tfce_eval.report.document",
     "FailureSource": "tfce_eval.report.source",
     "Prices": "tfce_eval.report.model",
     "Report": "tfce_eval.report.model",
