@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tfce_eval.errors import DataError
+from tfce_eval.errors import DataError, UsageError
 from tfce_eval.qa import (
     AnswerType,
     QaDataset,
@@ -256,9 +256,9 @@ def test_not_a_qa_run(tmp_path: Path) -> None:
     with pytest.raises(DataError, match=r"neither summary\.json nor scores\.jsonl"):
         load_qa_run(tmp_path)
     (tmp_path / "summary.json").write_text('{"task": "retrieval"}', encoding="utf-8")
-    with pytest.raises(DataError, match="not the summary of a QA run"):
+    with pytest.raises(DataError, match="a scored retrieval run, not a qa one"):
         load_qa_run(tmp_path)
-    with pytest.raises(ValueError):
+    with pytest.raises(UsageError, match="no runs to report on"):
         qa_document([])
 
 

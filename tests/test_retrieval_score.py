@@ -182,7 +182,7 @@ def test_load_scored_run_round_trip_and_bad_files(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="'ci95' must be two numbers"):
         load_scored_run(out)
     summary.write_text(json.dumps({"task": "fc"}))
-    with pytest.raises(DataError, match="task is 'fc', not 'retrieval'"):
+    with pytest.raises(DataError, match="a scored fc run, not a retrieval one"):
         load_scored_run(out)
     with pytest.raises(DataError, match=r"no summary\.json"):
         load_scored_run(tmp_path / "nowhere")

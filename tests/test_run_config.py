@@ -54,5 +54,5 @@ def test_a_context_records_k_only_when_chunks_are_retrieved(tmp_path: Path) -> N
 
 def test_the_task_may_be_named_as_the_command_line_names_it() -> None:
     assert RunConfig(model="openai/m", task="qa").task is TaskKind.QA  # type: ignore[arg-type]
-    with pytest.raises(UsageError, match="unknown task 'q'"):
+    with pytest.raises(UsageError, match="task: 'q' is not one of fc, qa, retrieval"):
         RunConfig(model="openai/m", task="q")  # type: ignore[arg-type]

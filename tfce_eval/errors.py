@@ -63,3 +63,19 @@ class RunInterrupted(TfceError):
     """The user stopped a run; every finished item is saved and the run can be resumed."""
 
     exit_code = 130
+
+
+def refuse_running_loop(call: str, instead: str) -> None:
+    """A UsageError when `call` (which runs an event loop of its own) is called inside a
+    running one, as in Jupyter or an async application: it says to await `instead`.
+    Called first, before anything is written."""
+    import asyncio  # only when a library entry point is called
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise UsageError(
+        f"{call}() cannot run inside a running event loop (Jupyter, an async application): "
+        f"use `await {instead}(...)` there"
+    )

@@ -8,12 +8,40 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
-from tfce_eval.errors import DataError
+from tfce_eval.errors import DataError, UsageError
+
+_E = TypeVar("_E", bound=StrEnum)
+
+
+def parse_choice(kind: type[_E], value: object, name: str) -> _E:
+    """`value` as a member of `kind`: the member itself, or its text (`"ast"` for
+    `CheckMode.AST`), so a library caller may write either; a UsageError naming the field
+    `name` and the choices otherwise. Records parse their fields with it once, in
+    `__post_init__`, so that every `is` comparison downstream holds."""
+    if isinstance(value, kind):
+        return value
+    if isinstance(value, str):
+        try:
+            return kind(value)
+        except ValueError:
+            pass
+    choices = ", ".join(member.value for member in kind)
+    raise UsageError(f"{name}: {value!r} is not one of {choices}")
+
+
+def parse_choices(kind: type[_E], values: object, name: str) -> frozenset[_E] | None:
+    """A set of `kind` given as members or their text (None stays None: all of them).
+    A lone string is refused rather than read letter by letter."""
+    if values is None:
+        return None
+    if isinstance(values, str) or not isinstance(values, Iterable):
+        raise UsageError(f"{name}: give a set of names, not {values!r}")
+    return frozenset(parse_choice(kind, value, name) for value in values)
 
 
 class TaskKind(StrEnum):
@@ -89,6 +117,10 @@ class Policy:
     optional_params: OptionalParams = OptionalParams.DEFAULT
     coerce_strings: bool = False
     strict_strings: bool = False
+
+    def __post_init__(self) -> None:
+        params = parse_choice(OptionalParams, self.optional_params, "optional_params")
+        object.__setattr__(self, "optional_params", params)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -307,8 +339,7 @@ class Finding:
     hint: str | None = None
 
     def __post_init__(self) -> None:
-        if type(self.level) is not Level:
-            object.__setattr__(self, "level", Level(self.level))
+        object.__setattr__(self, "level", parse_choice(Level, self.level, "level"))
         # A finding is printed and written: names from the data may hold lone surrogates.
         for name in ("message", "path", "item_id", "hint"):
             text = getattr(self, name)

@@ -48,6 +48,7 @@ def print_summary(result: ScoreResult, name: str | None = None) -> None:
     from tfce_eval.report import RunView, render_table
 
     run_dir = result.run_dir
+    assert run_dir is not None  # scored into a directory
     view = RunView(
         name or run_dir.path.resolve().name, run_dir.path, result.summary, result.records, None
     )

@@ -34,7 +34,7 @@ from tfce_eval.cli.options import (
     timeout_option,
 )
 from tfce_eval.cli.text import fold, fold_command, shown
-from tfce_eval.errors import RunInterrupted, UsageError
+from tfce_eval.errors import RunInterrupted
 from tfce_eval.model import AnswerStyle, TaskKind
 from tfce_eval.providers.base import Mode, RequestOptions, ToolChoice
 from tfce_eval.scoring.options import CheckMode
@@ -47,17 +47,9 @@ if TYPE_CHECKING:
 
 def _task_data(data: Path | str | None) -> tuple[TaskKind, Path | None]:
     """`--data` (a directory or builtin:NAME) as (task, directory); runs ask fc and qa."""
-    from tfce_eval.tasks import resolve_data
+    from tfce_eval.run.config import run_data
 
-    ref = resolve_data(data)
-    if ref.task is TaskKind.RETRIEVAL:
-        from tfce_eval.retrieval import detect_layout
-
-        if ref.path is not None and detect_layout(ref.path) is not None:
-            # QASPER-RAG is a retrieval dataset that also has answers: ask its questions.
-            return TaskKind.QA, ref.path
-        raise UsageError(f"--data {data}: a retrieval dataset; rank it with `tfce-eval retrieve`")
-    return ref.task, ref.path
+    return run_data(data, None)
 
 
 @contextmanager
@@ -362,6 +354,7 @@ def _write_reports(score: ScoreResult, dataset: Dataset, run_info: Mapping[str, 
     """report.md and report.html beside a run's scores (see run_eval's write_reports)."""
     from tfce_eval.report import FailureSource, RunView, write_run_reports
 
+    assert score.run_dir is not None  # a run scores into its directory
     path = score.run_dir.path
     name = str(run_info.get("run_name") or path.resolve().name)
     view = RunView(name, path, score.summary, score.records, dict(run_info))

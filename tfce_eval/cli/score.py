@@ -319,6 +319,7 @@ def _score_fc(
         exec_timeout_s=o["exec_timeout"],
     )
     result = score_outputs(outputs, dataset, options, out_dir or outputs[0].parent)
+    assert result.run_dir is not None  # scored into a directory
     path = result.run_dir.path
     view = RunView(path.resolve().name, path, result.summary, result.records, None)
     write_run_reports(path, view, failure_source=FailureSource(dataset=dataset))

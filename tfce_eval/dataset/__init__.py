@@ -1,3 +1,38 @@
 """Function-calling datasets: finding the files, indexing them, categories, both
-ground-truth styles, the built-in dataset's location, and `validate`.
+ground-truth styles, where the built-in datasets live, and `validate`.
+
+`load_dataset(DIR or "builtin:tfce")` loads one (None: the built-in dataset);
+`validate_dataset` lists every problem of one.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tfce_eval.dataset.load import Dataset, load_dataset, scan_dataset
+    from tfce_eval.dataset.validate import validate_dataset
+
+__all__ = [
+    "Dataset",
+    "load_dataset",
+    "scan_dataset",
+    "validate_dataset",
+]
+
+#: The names read from a module of the package when they are first asked for: importing
+#: one module of the package never imports the others.
+_LAZY = {
+    "Dataset": "tfce_eval.dataset.load",
+    "load_dataset": "tfce_eval.dataset.load",
+    "scan_dataset": "tfce_eval.dataset.load",
+    "validate_dataset": "tfce_eval.dataset.validate",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

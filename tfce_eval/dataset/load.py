@@ -25,6 +25,7 @@ from tfce_eval.dataset.category import parse_category
 from tfce_eval.dataset.discovery import Layout, discover, skipped_files, skipped_fix
 from tfce_eval.dataset.groundtruth import GroundTruthError, calls_expected, expected_calls
 from tfce_eval.dataset.index import Indexer
+from tfce_eval.dataset.paths import builtin_dir
 from tfce_eval.dataset.records import AnswerLoc, QuestionLoc, Reporter, Source, parse_docs
 from tfce_eval.errors import DataError
 from tfce_eval.jsonl import LineReader
@@ -37,7 +38,9 @@ from tfce_eval.model import (
     Item,
     Level,
     SourceRef,
+    TaskKind,
     natural_key,
+    parse_choice,
 )
 
 __all__ = [
@@ -164,22 +167,23 @@ class Dataset:
 
 
 def load_dataset(
-    data: Path | None = None,
+    data: str | Path | None = None,
     *,
-    questions: Sequence[Path] = (),
-    answers: Sequence[Path] = (),
+    questions: Sequence[str | Path] = (),
+    answers: Sequence[str | Path] = (),
     answer_style: AnswerStyle | None = None,
 ) -> Dataset:
-    """Index a dataset; `data=None` (and no paths) is the built-in one. DataError if broken."""
+    """Index a dataset; `data=None` (and no paths) or `builtin:tfce` is the built-in one.
+    DataError if broken."""
     dataset, _ = _load(data, questions, answers, answer_style, strict=True)
     return dataset
 
 
 def scan_dataset(
-    data: Path | None = None,
+    data: str | Path | None = None,
     *,
-    questions: Sequence[Path] = (),
-    answers: Sequence[Path] = (),
+    questions: Sequence[str | Path] = (),
+    answers: Sequence[str | Path] = (),
     answer_style: AnswerStyle | None = None,
 ) -> tuple[Dataset, tuple[Finding, ...]]:
     """Index a dataset tolerantly: every problem found, and a dataset of the sound records.
@@ -191,14 +195,17 @@ def scan_dataset(
 
 
 def _load(
-    data: Path | None,
-    questions: Sequence[Path],
-    answers: Sequence[Path],
+    data: str | Path | None,
+    questions: Sequence[str | Path],
+    answers: Sequence[str | Path],
     answer_style: AnswerStyle | None,
     *,
     strict: bool,
 ) -> tuple[Dataset, tuple[Finding, ...]]:
-    layout = discover(data, questions, answers)
+    if answer_style is not None:
+        answer_style = parse_choice(AnswerStyle, answer_style, "answer_style")
+    root = None if data is None else builtin_dir(data, TaskKind.FC) or Path(data)
+    layout = discover(root, tuple(map(Path, questions)), tuple(map(Path, answers)))
     reporter = Reporter(strict)
     _report_left_out(layout, reporter)
     index = Indexer(layout, reporter, answer_style)

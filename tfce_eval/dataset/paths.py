@@ -1,10 +1,19 @@
-"""Where the built-in dataset lives, for an editable install and for an installed wheel."""
+"""Where the built-in datasets live, for an editable install and for an installed wheel.
+
+Every task's loader takes `builtin:NAME` for one of them (`builtin_dir`), so a library
+caller names them as the command line does; `tfce_eval.tasks` lists them for `datasets`.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
+from tfce_eval.errors import DataError, UsageError
+from tfce_eval.model import TaskKind
+
 _PACKAGE = Path(__file__).resolve().parent.parent
+BUILTIN_PREFIX = "builtin:"
 
 
 def builtin_data_dir() -> Path:
@@ -17,3 +26,81 @@ def builtin_data_dir() -> Path:
         if (candidate / "questions").is_dir() and (candidate / "answers").is_dir():
             return candidate
     return _PACKAGE / "data"
+
+
+@dataclass(frozen=True, slots=True)
+class Builtin:
+    """A dataset shipped in the package."""
+
+    name: str
+    task: TaskKind
+    layout: str
+    description: str
+    folder: str  # under tfce_eval/builtin/, or "" for the function-calling data
+
+    @property
+    def path(self) -> Path:
+        if not self.folder:
+            return builtin_data_dir()
+        return _PACKAGE / "builtin" / self.folder
+
+
+BUILTINS: tuple[Builtin, ...] = (
+    Builtin("tfce", TaskKind.FC, "BFCL/TFCE", "telecom function calls", ""),
+    Builtin(
+        "telco-qna",
+        TaskKind.QA,
+        "Telco-Retrieve",
+        "3GPP questions: mc, tf, open",
+        "telco-qna",
+    ),
+    Builtin(
+        "qasper-rag",
+        TaskKind.RETRIEVAL,
+        "HF/MTEB",
+        "paper chunks; also qa",
+        "qasper-rag",
+    ),
+    Builtin(
+        "conditionalqa",
+        TaskKind.RETRIEVAL,
+        "chunk spans",
+        "span gold, plain + coref",
+        "conditionalqa",
+    ),
+)
+
+
+def builtin(name: str) -> Builtin:
+    """The built-in dataset called `name`; UsageError naming the choices otherwise."""
+    for entry in BUILTINS:
+        if entry.name == name:
+            return entry
+    names = ", ".join(b.name for b in BUILTINS)
+    raise UsageError(f"no built-in dataset {name!r}; choose from {names} (tfce-eval datasets)")
+
+
+#: The library function that loads each task's datasets, for messages.
+LOADERS = {
+    TaskKind.FC: "tfce_eval.dataset.load.load_dataset",
+    TaskKind.QA: "tfce_eval.qa.load_telco",
+    TaskKind.RETRIEVAL: "tfce_eval.retrieval.load_retrieval",
+}
+
+
+def builtin_dir(spec: str | Path, task: TaskKind, *, also: TaskKind | None = None) -> Path | None:
+    """The directory of `spec` when it is `builtin:NAME` of a dataset of `task` (or of
+    `also`: QASPER-RAG is a retrieval dataset whose answers are questions); None for any
+    other path. A built-in dataset of another task is a DataError naming the loader
+    to call instead."""
+    text = str(spec)
+    if not text.startswith(BUILTIN_PREFIX):
+        return None
+    entry = builtin(text[len(BUILTIN_PREFIX) :])
+    if entry.task is not task and entry.task is not also:
+        raise DataError(
+            f"a built-in {entry.task} dataset, not a {task} one",
+            path=text,
+            hint=f"load it with {LOADERS[entry.task]}",
+        )
+    return entry.path

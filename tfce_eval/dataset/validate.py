@@ -65,10 +65,10 @@ Check = Callable[[Dataset], Iterable[Finding]]
 
 
 def validate_dataset(
-    data: Path | None = None,
+    data: str | Path | None = None,
     *,
-    questions: Sequence[Path] = (),
-    answers: Sequence[Path] = (),
+    questions: Sequence[str | Path] = (),
+    answers: Sequence[str | Path] = (),
     answer_style: AnswerStyle | None = None,
     extra_checks: Sequence[Check] = (),
 ) -> ValidationReport:

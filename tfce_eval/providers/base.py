@@ -20,7 +20,7 @@ from enum import StrEnum
 from types import TracebackType
 from typing import Any
 
-from tfce_eval.model import FunctionDoc, Item
+from tfce_eval.model import FunctionDoc, Item, parse_choice
 
 
 class Mode(StrEnum):
@@ -55,6 +55,10 @@ class RequestOptions:
     seed: int | None = None
     tool_choice: ToolChoice = ToolChoice.AUTO
     parallel_tool_calls: bool = True
+
+    def __post_init__(self) -> None:
+        choice = parse_choice(ToolChoice, self.tool_choice, "tool_choice")
+        object.__setattr__(self, "tool_choice", choice)
 
     def to_json(self) -> dict[str, Any]:
         return {

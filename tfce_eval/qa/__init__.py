@@ -54,7 +54,9 @@ from tfce_eval.qa.scoring import (
     score_outputs,
     score_outputs_async,
     score_predictions,
+    score_predictions_async,
 )
+from tfce_eval.scoring.options import MissingMode
 
 __all__ = [
     "CACHE_NAME",
@@ -69,6 +71,7 @@ __all__ = [
     "Extraction",
     "Grade",
     "Judge",
+    "MissingMode",
     "PredictionReader",
     "Predictions",
     "QaDataset",
@@ -113,6 +116,7 @@ __all__ = [
     "score_outputs",
     "score_outputs_async",
     "score_predictions",
+    "score_predictions_async",
     "split_files",
     "token_f1",
     "validate_qa",

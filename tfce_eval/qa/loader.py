@@ -16,9 +16,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from tfce_eval.dataset.paths import builtin_dir
 from tfce_eval.errors import DataError, UsageError
 from tfce_eval.jsonl import JsonLines, JsonRefused, parse_json, read_document
-from tfce_eval.model import Finding, Level
+from tfce_eval.model import Finding, Level, TaskKind
 from tfce_eval.qa.items import (
     AnswerType,
     QaDataset,
@@ -359,8 +360,13 @@ def _parse(path: Path, split: str | None) -> tuple[QaDataset, list[Finding]]:
 
 
 def load_telco(path: str | Path, split: str | None = None) -> QaDataset:
-    """The items of one Telco-Retrieve QnA split; a DataError on the first problem."""
-    dataset, problems = _parse(Path(path), split)
+    """The items of one Telco-Retrieve QnA split; a DataError on the first problem.
+
+    `path` is a split file, a directory of them, or `builtin:telco-qna` (the dataset is
+    then named so, not by where the package is installed).
+    """
+    builtin = builtin_dir(path, TaskKind.QA)
+    dataset, problems = _parse(builtin or Path(path), split)
     for problem in problems:
         if problem.level is Level.ERROR:
             raise problem.to_error()
@@ -368,8 +374,11 @@ def load_telco(path: str | Path, split: str | None = None) -> QaDataset:
     warnings = tuple(
         f"{p.where}: {p.message}" + (f" (fix: {p.hint})" if p.hint else "") for p in problems
     )
+    shown = dataset.path
+    if builtin is not None:
+        shown = f"{str(path).rstrip('/')}/{Path(shown).relative_to(builtin).as_posix()}"
     return QaDataset(
-        dataset.path,
+        shown,
         dataset.split,
         dataset.items,
         dataset.sha256,
@@ -385,7 +394,7 @@ def validate_qa(path: str | Path, split: str | None = None) -> list[Finding]:
     A directory or split that cannot be chosen is one finding naming the choices.
     """
     try:
-        _, problems = _parse(Path(path), split)
+        _, problems = _parse(builtin_dir(path, TaskKind.QA) or Path(path), split)
     except DataError as exc:
         return [Finding.from_error(exc, path=str(path))]
     return problems

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tfce_eval.errors import UsageError
 from tfce_eval.qa.paired import paired_data
 from tfce_eval.qa.runs import QaRun
 from tfce_eval.report.document import Cell, Document, Table, run_letters
@@ -298,7 +299,7 @@ def _pair(a: QaRun, b: QaRun) -> Document:
 def qa_document(runs: Sequence[QaRun]) -> Document:
     """The report of one QA run, a pair (RAG lift and paired tests), or several side by side."""
     if not runs:
-        raise ValueError("a report needs at least one run")
+        raise UsageError("no runs to report on")
     if len(runs) == 1:
         return _single(runs[0])
     if len(runs) == 2:

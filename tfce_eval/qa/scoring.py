@@ -18,9 +18,10 @@ import dataclasses
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from tfce_eval.errors import DataError, UsageError
+from tfce_eval.errors import DataError, UsageError, refuse_running_loop
+from tfce_eval.model import parse_choice
 from tfce_eval.qa.items import AnswerType, QaDataset, QaItem
 from tfce_eval.qa.judge import (
     CACHE_NAME,
@@ -38,6 +39,8 @@ from tfce_eval.qa.summary import summarise
 from tfce_eval.scoring.options import MissingMode
 from tfce_eval.scoring.rundir import write_scored
 from tfce_eval.words import counted
+
+_T = TypeVar("_T")
 
 #: Fields added to a summary: a mapping, or a callable giving one once the outputs are read.
 Extra = Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None
@@ -171,6 +174,7 @@ async def score_outputs_async(
         raise UsageError("a judge needs its model name (judge_name): it keys the verdict cache")
     if k < 1:
         raise UsageError(f"k must be at least 1, not {k}")
+    missing = parse_choice(MissingMode, missing, "missing")
     items = {item.id: item for item in dataset.items}
     lookup = retrieved or {}
     qasper = dataset.kind == "qasper"
@@ -260,11 +264,12 @@ async def _grade(
     return graded
 
 
-def _run(scoring: Coroutine[Any, Any, QaResult]) -> QaResult:
-    """Run a scoring coroutine to its end. The result travels outside the main task: when
-    asyncio.run restores the SIGINT handler it formats the task, result included, and a
-    result of 100,000 records would take a second to format."""
-    holder: list[QaResult] = []
+def run_to_end(scoring: Coroutine[Any, Any, _T]) -> _T:
+    """Run a scoring coroutine to its end in an event loop of its own. The result travels
+    outside the main task: when asyncio.run restores the SIGINT handler it formats the
+    task, result included, and a result of 100,000 records would take a second to format.
+    """
+    holder: list[_T] = []
 
     async def main() -> None:
         holder.append(await scoring)
@@ -288,8 +293,10 @@ def score_outputs(
     warnings: Sequence[str] = (),
     extra: Extra = None,
 ) -> QaResult:
-    """`score_outputs_async` for callers outside an event loop (same options)."""
-    return _run(
+    """`score_outputs_async` for callers outside an event loop (same options); inside one
+    (Jupyter, an async application) a UsageError says to await that instead."""
+    refuse_running_loop("score_outputs", "score_outputs_async")
+    return run_to_end(
         score_outputs_async(
             outputs,
             dataset,
@@ -311,7 +318,7 @@ def score_predictions(
     path: str | Path,
     dataset: QaDataset,
     *,
-    out_dir: str | Path,
+    out_dir: str | Path | None,
     judge: Judge | None = None,
     judge_name: str | None = None,
     retrieved: Mapping[str, Sequence[RetrievedChunk]] | None = None,
@@ -322,8 +329,40 @@ def score_predictions(
 ) -> QaResult:
     """Score a predictions file (Q5): read it within bounds, then as `score_outputs`.
 
-    A bad line stops with a DataError naming it before anything is written.
+    A bad line stops with a DataError naming it before anything is written. Inside an
+    event loop (Jupyter, an async application) await `score_predictions_async` instead.
     """
+    refuse_running_loop("score_predictions", "score_predictions_async")
+    return run_to_end(
+        score_predictions_async(
+            path,
+            dataset,
+            out_dir=out_dir,
+            judge=judge,
+            judge_name=judge_name,
+            retrieved=retrieved,
+            k=k,
+            missing=missing,
+            chunk_hit=chunk_hit,
+            concurrency=concurrency,
+        )
+    )
+
+
+async def score_predictions_async(
+    path: str | Path,
+    dataset: QaDataset,
+    *,
+    out_dir: str | Path | None,
+    judge: Judge | None = None,
+    judge_name: str | None = None,
+    retrieved: Mapping[str, Sequence[RetrievedChunk]] | None = None,
+    k: int = 5,
+    missing: MissingMode = MissingMode.COUNT,
+    chunk_hit: bool | None = None,
+    concurrency: int = 8,
+) -> QaResult:
+    """`score_predictions` in the caller's event loop (same options)."""
     reader = PredictionReader(path, frozenset(i.id for i in dataset.items))
 
     def extra() -> dict[str, Any]:
@@ -335,7 +374,7 @@ def score_predictions(
             }
         }
 
-    return score_outputs(
+    return await score_outputs_async(
         reader,
         dataset,
         out_dir=out_dir,

@@ -17,14 +17,18 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tfce_eval.model import parse_choice
+
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
+    from tfce_eval.report.document import Document, render_document
     from tfce_eval.report.model import Prices, Report, build_report
     from tfce_eval.report.runs import RunView, load_run
     from tfce_eval.report.source import FailureSource
 
 __all__ = [
+    "Document",
     "FailureSource",
     "Prices",
     "ReportFormat",
@@ -32,12 +36,15 @@ __all__ = [
     "build_report",
     "load_run",
     "render",
+    "render_document",
     "render_table",
     "write_run_reports",
 ]
 
 #: The names read from a module of the package when they are first asked for.
 _LAZY = {
+    "Document": "tfce_eval.report.document",
+    "render_document": "tfce_eval.report.document",
     "FailureSource": "tfce_eval.report.source",
     "Prices": "tfce_eval.report.model",
     "Report": "tfce_eval.report.model",
@@ -88,7 +95,7 @@ def render(
     from tfce_eval.report.model import build_report
 
     report = build_report(runs, failures=failures, prices=prices, failure_source=failure_source)
-    module, function = _RENDERERS[ReportFormat(fmt)]
+    module, function = _RENDERERS[parse_choice(ReportFormat, fmt, "fmt")]
     text: str = getattr(importlib.import_module(module), function)(report)
     return text
 

@@ -23,6 +23,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from tfce_eval.errors import UsageError
+
 if TYPE_CHECKING:  # rich loads only when a table is printed
     from rich.console import Console, ConsoleOptions, RenderableType
     from rich.segment import Segment
@@ -295,7 +297,10 @@ def render_document(doc: Document, fmt: str) -> str:
         "csv": render_document_csv,
         "html": render_document_html,
     }
-    return renderers[str(fmt)](doc)
+    renderer = renderers.get(str(fmt))
+    if renderer is None:
+        raise UsageError(f"fmt: {fmt!r} is not one of {', '.join(renderers)}")
+    return renderer(doc)
 
 
 def run_letters(n: int) -> list[str]:

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tfce_eval.errors import UsageError
 from tfce_eval.model import CATEGORY_ORDER, ErrorCode
 from tfce_eval.report.failures import RunFailures, collect_failures
 from tfce_eval.report.paired import Paired, compare_runs
@@ -207,7 +208,7 @@ def build_report(
 ) -> Report:
     """The report model of one or more runs (one column group per run, in the given order)."""
     if not runs:
-        raise ValueError("a report needs at least one run")
+        raise UsageError("no runs to report on")
     names = _unique_names(runs)
     figures = tuple(_run_figures(r, n, prices) for r, n in zip(runs, names, strict=True))
     categories = tuple(

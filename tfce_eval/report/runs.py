@@ -13,9 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import DataError
-from tfce_eval.model import ScoreRecord
+from tfce_eval.model import ScoreRecord, TaskKind
 from tfce_eval.report.wellformed import check_scores, check_summary
-from tfce_eval.scoring.rundir import SUMMARY, RunDir, iter_json_lines, read_json, read_scores
+from tfce_eval.scoring.rundir import (
+    SUMMARY,
+    RunDir,
+    check_run_task,
+    iter_json_lines,
+    read_json,
+    read_scores,
+)
 from tfce_eval.scoring.summary import summarize
 
 
@@ -57,13 +64,14 @@ class RunView:
         return None
 
 
-def load_run(run_dir: Path) -> RunView:
+def load_run(run_dir: str | Path) -> RunView:
     """Read summary.json, scores.jsonl and run.json (the last two if present) from `run_dir`.
 
     `run_dir` may also be the summary.json inside it. A missing directory or a directory with
     neither summary nor scores is a DataError that says what to give instead; so is a figure
     or a verdict of the wrong type, naming the file, line and field.
     """
+    run_dir = Path(run_dir)
     if run_dir.is_file() and run_dir.name == SUMMARY:
         run_dir = run_dir.parent
     if not run_dir.is_dir():
@@ -72,6 +80,7 @@ def load_run(run_dir: Path) -> RunView:
             path=str(run_dir),
             hint="give a directory written by `tfce-eval run` or `tfce-eval score --out`",
         )
+    check_run_task(run_dir, TaskKind.FC)
     files = RunDir(run_dir)
     records: tuple[ScoreRecord, ...] = ()
     if files.scores.is_file():

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tfce_eval.dataset.paths import builtin_dir
+from tfce_eval.model import TaskKind
 from tfce_eval.retrieval.layouts import DatasetFiles, locate
 from tfce_eval.retrieval.readers import (
     QrelOrigins,
@@ -133,9 +135,13 @@ def load_retrieval(
 
     `split` defaults to `test` when present; `corpus` picks documents or documents_coref
     in the chunk-span layout; `qrels` is a TREC qrels file replacing the layout's gold.
+    `path` may be `builtin:NAME` (the dataset is then named so, not by its install path).
     """
     problems = Problems()
-    files = locate(path, split=split, corpus=corpus)
+    builtin = builtin_dir(path, TaskKind.RETRIEVAL)
+    if builtin is not None:
+        name = name or str(path)
+    files = locate(builtin or path, split=split, corpus=corpus)
     dataset = read_dataset(files, problems, qrels=qrels, name=name)
     problems.raise_first()
     return dataset

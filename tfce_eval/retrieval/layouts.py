@@ -115,6 +115,13 @@ def locate(
 ) -> DatasetFiles:
     """The files of one split; DataError when the directory is no retrieval dataset."""
     root = Path(path)
+    if not root.is_dir():
+        what = "is a file, not a dataset directory" if root.exists() else "no such directory"
+        raise DataError(
+            what,
+            path=str(root),
+            hint="give a retrieval dataset's directory, or builtin:NAME (tfce-eval datasets)",
+        )
     layout = detect_layout(root)
     if layout is None:
         raise DataError("not a retrieval dataset", path=str(root), hint=LAYOUT_HINT)

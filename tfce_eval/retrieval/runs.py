@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from tfce_eval.errors import DataError
 from tfce_eval.jsonl import JsonRefused, parse_json, read_json
+from tfce_eval.model import parse_choice
 from tfce_eval.retrieval.columns import RunColumns, Where, entry_lines, origin_lines
 from tfce_eval.retrieval.ranking import Run, RunForm
 from tfce_eval.retrieval.records import Origin
@@ -88,7 +89,7 @@ def read_run(path: str | Path, *, name: str | None = None, form: RunForm | None 
     file = Path(path)
     if not file.is_file():
         raise DataError("no such run file", path=str(file), hint="give the path of a run file")
-    kind = form or detect_run_form(file)
+    kind = detect_run_form(file) if form is None else parse_choice(RunForm, form, "form")
     readers: dict[RunForm, Callable[[Path], RunColumns]] = {
         RunForm.TREC: _trec_columns,
         RunForm.ROWS: _row_columns,

@@ -14,7 +14,7 @@ from tfce_eval.errors import DataError
 from tfce_eval.jsonl import JsonLines, read_json
 from tfce_eval.model import TaskKind
 from tfce_eval.retrieval.score import QueryScore, ScoredRun
-from tfce_eval.scoring.rundir import SCORES, SUMMARY
+from tfce_eval.scoring.rundir import SCORES, SUMMARY, check_run_task
 
 _HINT = "score the run again: tfce-eval score RUN --data DIR --out DIR"
 
@@ -46,6 +46,7 @@ def _count(value: Any) -> bool:
 def load_scored_run(path: str | Path, name: str | None = None) -> ScoredRun:
     """A scored run directory; DataError naming the file and line of anything wrong."""
     root = Path(path)
+    check_run_task(root, TaskKind.RETRIEVAL)
     summary = _read_summary(root / SUMMARY)
     measures = list(summary["measures"])
     queries = _read_scores(root / SCORES, measures)

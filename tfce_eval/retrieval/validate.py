@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from tfce_eval.dataset.paths import builtin_dir
 from tfce_eval.errors import DataError
-from tfce_eval.model import Finding, Level
+from tfce_eval.model import Finding, Level, TaskKind
 from tfce_eval.retrieval.dataset import RetrievalDataset, read_dataset
 from tfce_eval.retrieval.layouts import (
     LAYOUT_HINT,
@@ -41,11 +42,15 @@ def validate_retrieval(
     corpus: str | None = None,
     qrels: str | Path | None = None,
 ) -> list[Finding]:
-    """Every finding of a retrieval dataset (errors and warnings); empty when it is sound."""
-    root = Path(path)
+    """Every finding of a retrieval dataset (errors and warnings); empty when it is sound.
+    `path` may be `builtin:NAME`."""
+    root = builtin_dir(path, TaskKind.RETRIEVAL) or Path(path)
     layout = detect_layout(root)
     if layout is None:
-        return [Finding(Level.ERROR, "not a retrieval dataset", str(root), hint=LAYOUT_HINT)]
+        what = "not a retrieval dataset"
+        if not root.is_dir():
+            what = "is a file, not a dataset directory" if root.exists() else "no such directory"
+        return [Finding(Level.ERROR, what, str(root), hint=LAYOUT_HINT)]
     problems = Problems()
     offered = splits_of(root, layout)
     splits = [choose_split(offered, split, root)] if split is not None else list(offered)

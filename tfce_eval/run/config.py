@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import UsageError
-from tfce_eval.model import AnswerStyle, Category, Policy, TaskKind
+from tfce_eval.model import AnswerStyle, Category, Policy, TaskKind, parse_choice, parse_choices
 from tfce_eval.providers import Mode, RequestOptions
+from tfce_eval.retrieval import detect_layout
 from tfce_eval.run.retry import RetryPolicy
 from tfce_eval.scoring.options import CheckMode
+from tfce_eval.tasks import resolve_data
 
 
 class Context(StrEnum):
@@ -31,6 +33,11 @@ class ContextSpec:
     kind: Context
     k: int = 5
     run_file: Path | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", parse_choice(Context, self.kind, "context"))
+        if self.run_file is not None:
+            object.__setattr__(self, "run_file", Path(self.run_file))
 
     @classmethod
     def parse(cls, text: str, k: int) -> ContextSpec:
@@ -52,13 +59,31 @@ class ContextSpec:
         }
 
 
+def run_data(data: str | Path | None, task: TaskKind | str | None) -> tuple[TaskKind, Path | None]:
+    """`--data` (a directory, `builtin:NAME` or nothing) and `--task` as the run's task and
+    directory: the task read from the dataset's files when not given. A run asks fc or qa
+    questions: QASPER-RAG, a retrieval dataset with answers, is run as qa."""
+    chosen = None if task is None else parse_choice(TaskKind, task, "task")
+    ref = resolve_data(data, chosen)
+    if ref.task is TaskKind.RETRIEVAL:
+        if ref.path is not None and detect_layout(ref.path) is not None:
+            return TaskKind.QA, ref.path
+        raise UsageError(f"--data {data}: a retrieval dataset; rank it with `tfce-eval retrieve`")
+    return ref.task, ref.path
+
+
 @dataclass(frozen=True)
 class RunConfig:
-    """Everything a run needs; built by the command line from its options."""
+    """Everything a run needs; built by the command line from its options.
+
+    A library caller may give closed choices as their text (`mode="prompt"`, `task="qa"`,
+    `check="ast"`) and `data` as a directory or `builtin:NAME`; they are parsed here, once.
+    Without `task`, it is read from the dataset's files, as the command line reads it.
+    """
 
     model: str  # provider/name
     mode: Mode = Mode.FC
-    data: Path | None = None
+    data: Path | None = None  # a directory or builtin:NAME; None: the built-in fc data
     questions: tuple[Path, ...] = ()
     answers: tuple[Path, ...] = ()
     answer_style: AnswerStyle | None = None
@@ -79,7 +104,7 @@ class RunConfig:
     force: bool = False
     resume_command: str | None = None  # lines shown under the message when interrupted
     # Question answering (task qa): the split, the context and the judge of open answers.
-    task: TaskKind = TaskKind.FC
+    task: TaskKind | None = None  # None: read from the data (fc without data); set after init
     split: str | None = None
     context: ContextSpec = ContextSpec(Context.NONE)  # --context with --k, parsed
     corpus: Path | None = None
@@ -89,12 +114,38 @@ class RunConfig:
     allow_self_judge: bool = False
 
     def __post_init__(self) -> None:
-        # A caller of the library may name the task as the command line does ("qa"):
-        # parsed here once, so that every `task is TaskKind.QA` holds.
-        try:
-            object.__setattr__(self, "task", TaskKind(self.task))
-        except ValueError:
-            raise UsageError(f"unknown task {self.task!r}; choose fc, qa or retrieval") from None
+        # Parsed here once, so that every `task is TaskKind.QA` downstream holds.
+        set_field = object.__setattr__
+        data = self.data
+        if self.task is None or str(data).startswith("builtin:"):
+            if self.task is None and data is None:
+                set_field(self, "task", TaskKind.FC)
+            else:
+                task, directory = run_data(data, self.task)
+                set_field(self, "task", task)
+                set_field(self, "data", directory)
+        else:
+            set_field(self, "task", parse_choice(TaskKind, self.task, "task"))
+            set_field(self, "data", None if data is None else Path(data))
+        set_field(self, "mode", parse_choice(Mode, self.mode, "mode"))
+        set_field(self, "check", parse_choice(CheckMode, self.check, "check"))
+        set_field(self, "categories", parse_choices(Category, self.categories, "categories"))
+        if self.answer_style is not None:
+            style = parse_choice(AnswerStyle, self.answer_style, "answer_style")
+            set_field(self, "answer_style", style)
+        context: object = self.context
+        if isinstance(context, str):
+            set_field(self, "context", ContextSpec.parse(context, 5))
+        for name in ("out", "corpus", "functions_dir", "cache_dir"):
+            value = getattr(self, name)
+            if value is not None:
+                set_field(self, name, Path(value))
+        set_field(self, "questions", tuple(Path(p) for p in self.questions))
+        set_field(self, "answers", tuple(Path(p) for p in self.answers))
+        ids: object = self.ids
+        if isinstance(ids, str):
+            raise UsageError(f"ids: give a sequence of ids, not {ids!r}")
+        set_field(self, "ids", tuple(self.ids))
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ final counts.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,13 +27,22 @@ from tfce_eval.run.metadata import (
     selection_digest,
 )
 from tfce_eval.run.progress import NullProgress, ProgressSink
-from tfce_eval.run.sending import ask_items, interrupted, request_notes, run_notes
+from tfce_eval.run.sending import (
+    Sending,
+    ask_items,
+    ask_items_async,
+    interrupted,
+    request_notes,
+    run_notes,
+)
 from tfce_eval.run.session import SessionStats
 from tfce_eval.scoring.rundir import RunDir, write_json
 
 #: Scores every selected item's output once the session is over: given run.json as it
 #: ends, returns the task's score result and how many items ended as request errors.
 Scorer = Callable[[Mapping[str, Any]], tuple[Any, int]]
+#: The same, awaited in the caller's event loop (a judge's requests are sent in it).
+AsyncScorer = Callable[[Mapping[str, Any]], Awaitable[tuple[Any, int]]]
 
 
 def run_identity(
@@ -71,6 +80,7 @@ class Plan:
     items: Callable[[list[str]], Iterator[Any]]  # the items of these ids, in this order
     score: Scorer
     notes: tuple[str, ...] = ()
+    score_async: AsyncScorer | None = None  # drive_async's scorer; `score` when None
 
 
 def drive(
@@ -81,61 +91,113 @@ def drive(
     progress: ProgressSink | None,
 ) -> RunResult:
     """Run (or resume) `plan` in `run_dir`, which the caller has locked."""
-    ids = list(plan.ids)
-    saved = prepare_run_dir(run_dir, plan.identity, force=config.force)
-    dropped = dropped_from(saved) if saved else {}
-    meta = saved or build_meta(
-        plan.identity,
-        api=str(parse_model(config.model)[0].api),
-        dataset_path=plan.dataset_path,
-        selection={"items": len(ids), "limit": config.limit, "ids": list(config.ids) or None},
-        settings=plan.settings,
-        sdk=provider.sdk_versions(),
-        request_notes=request_notes(provider, config, dropped),
-        dropped_params=dropped,
-        started_at=now_iso(),
-    )
-    if saved:
-        meta.update(plan.settings, sdk=provider.sdk_versions())
-    done = finished_ids(run_dir.outputs) & set(ids)
-    todo = [i for i in ids if i not in done]
-    stats = SessionStats(dropped=dict(dropped))
-    if todo:
-        problem = provider.credentials_problem()
+    course = _Course(config, run_dir, provider, plan, progress)
+    sending = course.sending()
+    if sending is not None:
+        course.stats = ask_items(sending, plan.items(course.todo))
+    try:
+        result, request_errors = plan.score(course.final_meta())
+    except KeyboardInterrupt:
+        raise RunInterrupted(interrupted(run_dir, None, len(course.ids), config)) from None
+    return course.finish(result, request_errors)
+
+
+async def drive_async(
+    config: RunConfig,
+    run_dir: RunDir,
+    provider: Provider,
+    plan: Plan,
+    progress: ProgressSink | None,
+) -> RunResult:
+    """`drive` in the caller's event loop: the requests (and a judge's) are awaited."""
+    course = _Course(config, run_dir, provider, plan, progress)
+    sending = course.sending()
+    if sending is not None:
+        course.stats = await ask_items_async(sending, plan.items(course.todo))
+    try:
+        if plan.score_async is not None:
+            result, request_errors = await plan.score_async(course.final_meta())
+        else:
+            result, request_errors = plan.score(course.final_meta())
+    except KeyboardInterrupt:
+        raise RunInterrupted(interrupted(run_dir, None, len(course.ids), config)) from None
+    return course.finish(result, request_errors)
+
+
+class _Course:
+    """What `drive` and `drive_async` share: run.json, what is left to ask, the end."""
+
+    def __init__(
+        self,
+        config: RunConfig,
+        run_dir: RunDir,
+        provider: Provider,
+        plan: Plan,
+        progress: ProgressSink | None,
+    ) -> None:
+        self.config, self.run_dir, self.provider, self.plan = config, run_dir, provider, plan
+        self.progress = progress or NullProgress()
+        self.ids = ids = list(plan.ids)
+        saved = prepare_run_dir(run_dir, plan.identity, force=config.force)
+        self.dropped = dropped_from(saved) if saved else {}
+        self.meta = saved or build_meta(
+            plan.identity,
+            api=str(parse_model(config.model)[0].api),
+            dataset_path=plan.dataset_path,
+            selection={"items": len(ids), "limit": config.limit, "ids": list(config.ids) or None},
+            settings=plan.settings,
+            sdk=provider.sdk_versions(),
+            request_notes=request_notes(provider, config, self.dropped),
+            dropped_params=self.dropped,
+            started_at=now_iso(),
+        )
+        if saved:
+            self.meta.update(plan.settings, sdk=provider.sdk_versions())
+        self.done = finished_ids(run_dir.outputs) & set(ids)
+        self.todo = [i for i in ids if i not in self.done]
+        self.stats = SessionStats(dropped=dict(self.dropped))
+
+    def sending(self) -> Sending | None:
+        """The session that asks what is left, or None when every item is answered."""
+        if not self.todo:
+            return None
+        problem = self.provider.credentials_problem()
         if problem:
             raise RunError(problem)
-        stats = ask_items(
-            provider,
-            plan.asker,
-            config,
-            meta,
-            run_dir,
-            plan.items(todo),
-            dropped,
-            progress or NullProgress(),
-            total=len(ids),
-            done=len(done),
+        return Sending(
+            self.provider,
+            self.plan.asker,
+            self.config,
+            self.meta,
+            self.run_dir,
+            self.dropped,
+            self.progress,
+            total=len(self.ids),
+            done=len(self.done),
         )
-    meta["dropped_params"] = stats.dropped
-    meta["request_notes"] = request_notes(provider, config, stats.dropped)
-    try:
-        result, request_errors = plan.score({**meta, "status": "finished"})
-    except KeyboardInterrupt:
-        raise RunInterrupted(interrupted(run_dir, None, len(ids), config)) from None
-    meta["status"] = "finished"
-    meta["finished_at"] = now_iso()
-    meta["counts"] = {
-        "items": len(ids),
-        "answered": len(ids) - request_errors,
-        "request_errors": request_errors,
-    }
-    write_json(run_dir.run_json, meta)
-    return RunResult(
-        run_dir.path,
-        result,
-        len(ids),
-        len(done),
-        stats.asked,
-        request_errors,
-        (*run_notes(meta), *plan.notes),
-    )
+
+    def final_meta(self) -> dict[str, Any]:
+        """run.json as the run ends, for the scorer (its reports describe it)."""
+        self.meta["dropped_params"] = self.stats.dropped
+        self.meta["request_notes"] = request_notes(self.provider, self.config, self.stats.dropped)
+        return {**self.meta, "status": "finished"}
+
+    def finish(self, result: Any, request_errors: int) -> RunResult:
+        meta, ids = self.meta, self.ids
+        meta["status"] = "finished"
+        meta["finished_at"] = now_iso()
+        meta["counts"] = {
+            "items": len(ids),
+            "answered": len(ids) - request_errors,
+            "request_errors": request_errors,
+        }
+        write_json(self.run_dir.run_json, meta)
+        return RunResult(
+            self.run_dir.path,
+            result,
+            len(ids),
+            len(self.done),
+            self.stats.asked,
+            request_errors,
+            (*run_notes(meta), *self.plan.notes),
+        )

@@ -16,7 +16,7 @@ from typing import Any
 
 from tfce_eval.errors import UsageError
 from tfce_eval.model import TaskKind
-from tfce_eval.providers import Mode
+from tfce_eval.providers import Mode, Provider
 from tfce_eval.providers.registry import make_provider
 from tfce_eval.qa import (
     AnswerType,
@@ -24,13 +24,13 @@ from tfce_eval.qa import (
     QaDataset,
     QaResult,
     check_judge,
-    score_outputs,
+    score_outputs_async,
 )
+from tfce_eval.qa.scoring import run_to_end
 from tfce_eval.retrieval import default_cache_dir
-from tfce_eval.run.config import Context, RunConfig, RunResult
-from tfce_eval.run.driver import Plan, drive, run_identity
+from tfce_eval.run.config import Context, RunConfig
+from tfce_eval.run.driver import Plan, run_identity
 from tfce_eval.run.judge import ProviderJudge
-from tfce_eval.run.progress import ProgressSink
 from tfce_eval.run.qa import (
     QaAsker,
     QaRequest,
@@ -102,8 +102,8 @@ def make_judge(config: RunConfig) -> ProviderJudge | None:
     return ProviderJudge(provider, config.judge, timeout_s=config.timeout_s, retry=config.retry)
 
 
-def run_qa_locked(config: RunConfig, run_dir: RunDir, progress: ProgressSink | None) -> RunResult:
-    """The QA run, its directory already locked (see runner.run_eval)."""
+def qa_plan(config: RunConfig, run_dir: RunDir) -> tuple[Provider, Plan]:
+    """The QA run's provider and plan, its directory already locked (see runner.run_eval)."""
     if config.mode not in (Mode.FC, Mode.PROMPT):
         raise UsageError(f"--mode {config.mode}: a QA run is fc or prompt")
     spec = config.context
@@ -130,9 +130,9 @@ def run_qa_locked(config: RunConfig, run_dir: RunDir, progress: ProgressSink | N
     chosen = set(ids)
     asked = dataclasses.replace(dataset, items=tuple(i for i in dataset.items if i.id in chosen))
 
-    def score(meta: Mapping[str, Any]) -> tuple[QaResult, int]:
+    async def score_async(meta: Mapping[str, Any]) -> tuple[QaResult, int]:
         outputs, _ = read_outputs(run_dir.outputs, ids)
-        result = score_outputs(
+        result = await score_outputs_async(
             outputs,
             asked,
             out_dir=run_dir.path,
@@ -151,6 +151,9 @@ def run_qa_locked(config: RunConfig, run_dir: RunDir, progress: ProgressSink | N
         errors = sum(1 for r in result.records if r.error_type is ErrorType.REQUEST_ERROR)
         return result, errors
 
+    def score(meta: Mapping[str, Any]) -> tuple[QaResult, int]:
+        return run_to_end(score_async(meta))
+
     notes: tuple[str, ...] = ()
     if spec.kind in (Context.BM25, Context.RUN):
         notes = (f"context: {spec.kind}, top {spec.k} chunks of {corpus}",)
@@ -165,9 +168,10 @@ def run_qa_locked(config: RunConfig, run_dir: RunDir, progress: ProgressSink | N
         asker=QaAsker(config.mode, spec.kind),
         items=items,
         score=score,
+        score_async=score_async,
         notes=notes,
     )
-    return drive(config, run_dir, provider, plan, progress)
+    return provider, plan
 
 
 def dump_qa_request(config: RunConfig, item_id: str) -> dict[str, Any]:

@@ -13,16 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from tfce_eval.dataset.load import Dataset, load_dataset
-from tfce_eval.errors import UsageError
+from tfce_eval.errors import UsageError, refuse_running_loop
 from tfce_eval.model import CATEGORY_ORDER, Category, ErrorCode, TaskKind
+from tfce_eval.providers import Provider
 from tfce_eval.providers.registry import default_run_name, make_provider, parse_model
 from tfce_eval.run.asking import FcAsker
 from tfce_eval.run.config import RunConfig, RunResult
 from tfce_eval.run.directory import checked_run_name
-from tfce_eval.run.driver import Plan, drive, run_identity
+from tfce_eval.run.driver import Plan, drive, drive_async, run_identity
 from tfce_eval.run.lock import RunLock
 from tfce_eval.run.progress import ProgressSink
-from tfce_eval.run.qa_run import dump_qa_request, run_qa_locked
+from tfce_eval.run.qa_run import dump_qa_request, qa_plan
 from tfce_eval.scoring.options import ScoreOptions
 from tfce_eval.scoring.rundir import RunDir
 from tfce_eval.scoring.score import ScoreResult, score_outputs
@@ -137,20 +138,45 @@ def run_eval(
     that names the first (before it reads, asks or deletes anything). `write_reports`, when
     given, writes report.md and report.html beside the new scores (scoring removes stale
     ones, so a run without it leaves no reports of an earlier score).
+
+    It runs an event loop of its own: inside one (Jupyter, an async application) it is a
+    UsageError, before anything is written; await `run_eval_async` there.
+    """
+    refuse_running_loop("run_eval", "run_eval_async")
+    run_dir = RunDir(run_directory(config))
+    with RunLock(run_dir.path):
+        provider, plan = _plan(config, run_dir, write_reports)
+        return drive(config, run_dir, provider, plan, progress)
+
+
+async def run_eval_async(
+    config: RunConfig,
+    *,
+    progress: ProgressSink | None = None,
+    write_reports: ReportWriter | None = None,
+) -> RunResult:
+    """`run_eval` in the caller's event loop (same arguments, same files, same result).
+
+    Cancelling the task stops the run as Ctrl-C does: every finished item is kept, run.json
+    says interrupted, and the same call resumes it; the CancelledError goes on up.
     """
     run_dir = RunDir(run_directory(config))
     with RunLock(run_dir.path):
-        if config.task is TaskKind.QA:
-            return run_qa_locked(config, run_dir, progress)
-        return _run_locked(config, run_dir, progress, write_reports)
+        provider, plan = _plan(config, run_dir, write_reports)
+        return await drive_async(config, run_dir, provider, plan, progress)
 
 
-def _run_locked(
-    config: RunConfig,
-    run_dir: RunDir,
-    progress: ProgressSink | None,
-    write_reports: ReportWriter | None,
-) -> RunResult:
+def _plan(
+    config: RunConfig, run_dir: RunDir, write_reports: ReportWriter | None
+) -> tuple[Provider, Plan]:
+    if config.task is TaskKind.QA:
+        return qa_plan(config, run_dir)
+    return _fc_plan(config, run_dir, write_reports)
+
+
+def _fc_plan(
+    config: RunConfig, run_dir: RunDir, write_reports: ReportWriter | None
+) -> tuple[Provider, Plan]:
     dataset = _load(config)
     ids = select_ids(dataset, config)
     provider = make_provider(config.model, base_url=config.base_url, timeout_s=config.timeout_s)
@@ -192,4 +218,4 @@ def _run_locked(
         items=lambda todo: dataset.iter_items(ids=todo),
         score=score,
     )
-    return drive(config, run_dir, provider, plan, progress)
+    return provider, plan

@@ -33,85 +33,123 @@ def request_notes(
     return notes
 
 
-def ask_items(
-    provider: Provider,
-    asker: Asker,
-    config: RunConfig,
-    meta: dict[str, Any],
-    run_dir: RunDir,
-    items: Iterator[Any],
-    dropped: dict[str, str],
-    progress: ProgressSink,
-    *,
-    total: int,
-    done: int,
-) -> SessionStats:
-    """Send the session's requests (any task: `asker` says how); run.json records the
-    session however it ends."""
-    log: dict[str, Any] = {"started_at": now_iso(), "items": total - done}
-    meta.setdefault("sessions", []).append(log)
-    meta["status"] = "running"
-    write_json(run_dir.run_json, meta)
-    appender = OutputsAppender(run_dir.outputs)
-    session = Session(
-        provider,
-        asker,
-        config.request,
-        concurrency=config.concurrency,
-        retry=config.retry,
-        appender=appender,
-        progress=progress,
-        dropped=dropped,
-    )
-    status = "interrupted"
-    failure: RunError | RunInterrupted | None = None
-    progress.start(total, done)
-    try:
-        try:
-            appender.__enter__()
-            asyncio.run(_send_all(session, provider, items))
-        finally:
-            progress.stop()
-            appender.close()  # everything queued is written, or AppendFailed
-        status = "sent"
-    except SessionStopped as stopped:
-        status = "stopped"
-        log["error"] = stopped.error.message
-        failure = RunError(
-            stopped.error.render()
-            + f"\n  {done + session.stats.answered} of {total} items are answered and saved in "
-            f"{run_dir.outputs}; after fixing it, run the same command again to resume"
+class Sending:
+    """One session of a run's requests, for any task (`asker` says how): run.json says it
+    is running from the start, and records how it ended whatever happens. The requests
+    themselves are sent by `ask_items` (its own event loop) or `ask_items_async` (the
+    caller's); everything else is this one class."""
+
+    def __init__(
+        self,
+        provider: Provider,
+        asker: Asker,
+        config: RunConfig,
+        meta: dict[str, Any],
+        run_dir: RunDir,
+        dropped: dict[str, str],
+        progress: ProgressSink,
+        *,
+        total: int,
+        done: int,
+    ) -> None:
+        self.provider, self.config, self.meta, self.run_dir = provider, config, meta, run_dir
+        self.progress, self.total, self.done = progress, total, done
+        self.log: dict[str, Any] = {"started_at": now_iso(), "items": total - done}
+        meta.setdefault("sessions", []).append(self.log)
+        meta["status"] = "running"
+        write_json(run_dir.run_json, meta)
+        self.appender = OutputsAppender(run_dir.outputs)
+        self.session = Session(
+            provider,
+            asker,
+            config.request,
+            concurrency=config.concurrency,
+            retry=config.retry,
+            appender=self.appender,
+            progress=progress,
+            dropped=dropped,
         )
-    except AppendFailed as failed:
-        status = "stopped"
-        log["error"] = failed.reason
-        failure = RunError(
-            f"{failed}\n  what was written before is kept; free some space (or choose "
-            "another --out) and run the same command again to resume"
-        )
-    except KeyboardInterrupt:
-        saved = done + session.stats.answered
-        failure = RunInterrupted(interrupted(run_dir, saved, total, config))
-    finally:
-        stats = session.stats
-        log.update(
+
+    def open(self) -> None:
+        self.progress.start(self.total, self.done)
+        self.appender.__enter__()
+
+    def close(self) -> None:
+        self.progress.stop()
+        self.appender.close()  # everything queued is written, or AppendFailed
+
+    def end(self, error: BaseException | None) -> SessionStats:
+        """Record how the session ended; raise what the caller is told, or the counts.
+
+        A cancelled task (an async caller's) is recorded as interrupted and stays
+        cancelled: CancelledError goes on up."""
+        status = "sent" if error is None else "interrupted"
+        failure: BaseException | None = error
+        answered = self.done + self.session.stats.answered
+        if isinstance(error, SessionStopped):
+            status = "stopped"
+            self.log["error"] = error.error.message
+            failure = RunError(
+                error.error.render()
+                + f"\n  {answered} of {self.total} items are answered and saved in "
+                f"{self.run_dir.outputs}; after fixing it, run the same command again to resume"
+            )
+        elif isinstance(error, AppendFailed):
+            status = "stopped"
+            self.log["error"] = error.reason
+            failure = RunError(
+                f"{error}\n  what was written before is kept; free some space (or choose "
+                "another --out) and run the same command again to resume"
+            )
+        elif isinstance(error, KeyboardInterrupt):
+            failure = RunInterrupted(interrupted(self.run_dir, answered, self.total, self.config))
+        stats = self.session.stats
+        self.log.update(
             ended_at=now_iso(),
             status=status,
             asked=stats.asked,
             answered=stats.answered,
             request_errors=stats.request_errors,
         )
-        meta["status"] = status
-        meta["dropped_params"] = stats.dropped
-        meta["request_notes"] = request_notes(provider, config, stats.dropped)
-        unsaved = save_run_json(run_dir, meta)
-    if failure is not None:
+        self.meta["status"] = status
+        self.meta["dropped_params"] = stats.dropped
+        self.meta["request_notes"] = request_notes(self.provider, self.config, stats.dropped)
+        unsaved = save_run_json(self.run_dir, self.meta)
+        if isinstance(failure, (RunError, RunInterrupted)):
+            if unsaved:
+                failure = type(failure)(f"{failure}\n  ({unsaved})")
+            raise failure from None
+        if failure is not None:
+            raise failure
         if unsaved:
-            failure = type(failure)(f"{failure}\n  ({unsaved})")
-        raise failure
-    if unsaved:
-        raise RunError(unsaved)
-    return session.stats
+            raise RunError(unsaved)
+        return stats
+
+
+def ask_items(sending: Sending, items: Iterator[Any]) -> SessionStats:
+    """Send the session's requests in an event loop of its own."""
+    try:
+        try:
+            sending.open()
+            asyncio.run(_send_all(sending.session, sending.provider, items))
+        finally:
+            sending.close()
+    except BaseException as exc:
+        return sending.end(exc)
+    return sending.end(None)
+
+
+async def ask_items_async(sending: Sending, items: Iterator[Any]) -> SessionStats:
+    """Send the session's requests in the caller's event loop."""
+    try:
+        try:
+            sending.open()
+            await _send_all(sending.session, sending.provider, items)
+        finally:
+            sending.close()
+    except BaseException as exc:
+        return sending.end(exc)
+    return sending.end(None)
 
 
 async def _send_all(session: Session, provider: Provider, items: Iterator[Any]) -> None:

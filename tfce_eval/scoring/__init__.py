@@ -1,3 +1,40 @@
 """Outputs to score records and summary.json: scoring options, the summary, and the
 files of a run directory.
+
+`score_outputs(OUTPUTS, dataset, ScoreOptions(...), out_dir)` scores a function-calling
+outputs file (`out_dir` None: in memory, nothing written).
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tfce_eval.scoring.options import CheckMode, MissingMode, ScoreOptions
+    from tfce_eval.scoring.score import ScoreResult, score_outputs
+
+__all__ = [
+    "CheckMode",
+    "MissingMode",
+    "ScoreOptions",
+    "ScoreResult",
+    "score_outputs",
+]
+
+#: The names read from a module of the package when they are first asked for: importing
+#: one module of the package never imports the others.
+_LAZY = {
+    "CheckMode": "tfce_eval.scoring.options",
+    "MissingMode": "tfce_eval.scoring.options",
+    "ScoreOptions": "tfce_eval.scoring.options",
+    "ScoreResult": "tfce_eval.scoring.score",
+    "score_outputs": "tfce_eval.scoring.score",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -8,7 +8,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from tfce_eval.model import Category, Policy
+from tfce_eval.errors import UsageError
+from tfce_eval.model import Category, Policy, parse_choice, parse_choices
 
 
 class CheckMode(StrEnum):
@@ -29,6 +30,9 @@ class MissingMode(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class ScoreOptions:
+    """How `score_outputs` scores. Closed choices may be given as their text
+    (`check="ast"`, `categories={"simple"}`): they are parsed here, once."""
+
     policy: Policy = field(default_factory=Policy)
     check: CheckMode = CheckMode.BOTH
     categories: frozenset[Category] | None = None
@@ -37,6 +41,21 @@ class ScoreOptions:
     functions_dir: Path | None = None
     exec_timeout_s: float = 5.0
     exec_workers: int = 2
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.policy, Policy):
+            raise UsageError(f"policy: give a Policy, not {self.policy!r}")
+        set_field = object.__setattr__
+        set_field(self, "check", parse_choice(CheckMode, self.check, "check"))
+        set_field(self, "missing", parse_choice(MissingMode, self.missing, "missing"))
+        set_field(self, "categories", parse_choices(Category, self.categories, "categories"))
+        ids: object = self.ids
+        if isinstance(ids, str):
+            raise UsageError(f"ids: give a set of ids, not {ids!r}")
+        if self.ids is not None:
+            set_field(self, "ids", frozenset(self.ids))
+        if self.functions_dir is not None:
+            set_field(self, "functions_dir", Path(self.functions_dir))
 
     def to_json(self) -> dict[str, Any]:
         return {

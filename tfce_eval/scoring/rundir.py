@@ -22,7 +22,7 @@ from typing import Any
 from tfce_eval.errors import DataError
 from tfce_eval.jsonl import JsonLines
 from tfce_eval.jsonl import read_json as read_json_document
-from tfce_eval.model import Category, ErrorCode, ScoreRecord
+from tfce_eval.model import Category, ErrorCode, ScoreRecord, TaskKind
 from tfce_eval.scoring.outputs import (
     ANSWER_KEYS,
     OutputsIndex,
@@ -64,6 +64,34 @@ SUMMARY = "summary.json"
 RUN_JSON = "run.json"
 REPORT_MD = "report.md"
 REPORT_HTML = "report.html"
+
+#: The library function that reads a scored run of each task, for messages.
+RUN_READERS = {
+    TaskKind.FC: "tfce_eval.report.load_run",
+    TaskKind.QA: "tfce_eval.qa.load_qa_run",
+    TaskKind.RETRIEVAL: "tfce_eval.retrieval.load_scored_run",
+}
+
+
+def check_run_task(run_dir: Path, task: TaskKind) -> None:
+    """A DataError when `run_dir`'s summary.json is of another task than `task`, naming the
+    task and the function that reads it (a function-calling summary names no task).
+    Anything unreadable is left for the caller's own checks to name."""
+    try:
+        data = read_json_document(run_dir / SUMMARY)
+    except (DataError, OSError):
+        return
+    found = data.get("task", str(TaskKind.FC)) if isinstance(data, dict) else None
+    if found == task or found not in {str(kind) for kind in TaskKind}:
+        return
+    kind = TaskKind(found)
+    raise DataError(
+        f"a scored {kind} run, not a {task} one",
+        path=str(run_dir),
+        hint=f"read it with {RUN_READERS[kind]}",
+    )
+
+
 RUN_TREC = "run.trec"  # a retrieval run (`retrieve`)
 
 

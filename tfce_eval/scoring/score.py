@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tfce_eval.check.item import answer_and_truth, check_item, truth_as_answer
 from tfce_eval.dataset.load import Dataset
@@ -42,7 +42,7 @@ from tfce_eval.scoring.outputs import (
 )
 from tfce_eval.scoring.rundir import REPORT_HTML, REPORT_MD, SCORES, SUMMARY, RunDir
 from tfce_eval.scoring.summary import UsageStats, exec_skipped, summarize
-from tfce_eval.scoring.writing import StagedLines, Staging, dumps_strict
+from tfce_eval.scoring.writing import Staging, dumps_strict
 from tfce_eval.words import counted
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ class ScoreResult:
     records: tuple[ScoreRecord, ...]
     summary: dict[str, Any]
     warnings: tuple[str, ...]
-    run_dir: RunDir
+    run_dir: RunDir | None  # None: scored in memory, nothing written
 
 
 def _selected_ids(dataset: Dataset, options: ScoreOptions) -> list[str]:
@@ -172,6 +172,17 @@ def _exec_check(
     return executor.check_item(item, decoded.calls or (), matching)
 
 
+class RowSink(Protocol):
+    """Where score records go as they are made: scores.jsonl, or nowhere."""
+
+    def write(self, row: Mapping[str, Any]) -> None: ...
+
+
+class _Discard:
+    def write(self, row: Mapping[str, Any]) -> None:
+        pass
+
+
 #: Failing records per category and kind (model error, request error) whose details stay in
 #: memory for the reports' failure lists; every record's details are in scores.jsonl.
 KEEP_DETAILS = 50
@@ -258,7 +269,7 @@ def _score_items(
     options: ScoreOptions,
     executor: Executor | None,
     usage: UsageStats,
-    out: StagedLines,
+    out: RowSink,
     keeper: Keeper,
     unwinnable: list[str],
 ) -> None:
@@ -291,14 +302,15 @@ def _refuse_overwriting_inputs(outputs: Sequence[Path], dataset: Dataset, run_di
 
 
 def score_outputs(
-    outputs: Path | Sequence[Path],
+    outputs: str | Path | Sequence[str | Path],
     dataset: Dataset,
-    options: ScoreOptions,
-    out_dir: Path,
+    options: ScoreOptions | None = None,
+    out_dir: str | Path | None = None,
     *,
     extra_summary: Mapping[str, Any] | None = None,
 ) -> ScoreResult:
-    """Score `outputs` against `dataset`; write scores.jsonl and summary.json into `out_dir`.
+    """Score `outputs` against `dataset`; write scores.jsonl and summary.json into `out_dir`
+    (with `out_dir` None, score in memory and write nothing).
 
     `outputs`: a file, or several files read as one set of answers in the order given
     (BFCL's result files, one per category): an id on lines of two files is as an id on
@@ -308,9 +320,11 @@ def score_outputs(
     from the result (`tfce_eval.report.write_run_reports`). Raises DataError for bad input or
     a directory that cannot be written, HarnessError for a failure of tfce-eval itself.
     """
-    run_dir = RunDir(out_dir)
-    paths = (outputs,) if isinstance(outputs, Path) else tuple(outputs)
-    _refuse_overwriting_inputs(paths, dataset, run_dir)
+    options = options or ScoreOptions()
+    run_dir = None if out_dir is None else RunDir(Path(out_dir))
+    paths = (Path(outputs),) if isinstance(outputs, str | Path) else tuple(map(Path, outputs))
+    if run_dir is not None:
+        _refuse_overwriting_inputs(paths, dataset, run_dir)
     if len(paths) == 1:
         index = index_outputs(paths[0], tolerate_torn_tail=True)
     else:
@@ -349,8 +363,8 @@ def score_outputs(
     # Items stream in natural id order, so scores.jsonl is written sorted as it goes.
     with ExitStack() as stack:
         executor = _open_executor(stack, dataset, options)
-        stage = stack.enter_context(Staging(run_dir.path))
-        out = stage.lines(SCORES)
+        stage = None if run_dir is None else stack.enter_context(Staging(run_dir.path))
+        out: RowSink = _Discard() if stage is None else stage.lines(SCORES)
         unwinnable: list[str] = []  # ids of items whose own ground truth fails
         items = dataset.iter_items(ids=set(in_scope))
         _score_items(items, index, options, executor, usage, out, keeper, unwinnable)
@@ -385,6 +399,7 @@ def score_outputs(
                 f"counted against the model as BFCL counts it; {first_ids(unwinnable)}); "
                 "`tfce-eval validate` lists what is wrong in the data"
             )
-        stage.text(SUMMARY, dumps_strict(summary, indent=2) + "\n")
-        stage.commit(stale=(REPORT_MD, REPORT_HTML))
+        if stage is not None:
+            stage.text(SUMMARY, dumps_strict(summary, indent=2) + "\n")
+            stage.commit(stale=(REPORT_MD, REPORT_HTML))
     return ScoreResult(tuple(records), summary, tuple(warnings), run_dir)

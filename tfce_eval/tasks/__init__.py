@@ -15,67 +15,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tfce_eval.dataset.paths import builtin_data_dir
-from tfce_eval.errors import DataError, UsageError
+from tfce_eval.dataset.paths import BUILTIN_PREFIX as BUILTIN_PREFIX
+from tfce_eval.dataset.paths import BUILTINS as BUILTINS
+from tfce_eval.dataset.paths import Builtin as Builtin
+from tfce_eval.dataset.paths import builtin as builtin
+from tfce_eval.errors import DataError
 from tfce_eval.jsonl import JsonRefused, parse_json
 
 # The closed set lives with the others in model; named here too, where tasks are told apart.
 from tfce_eval.model import TaskKind as TaskKind
-
-_PACKAGE = Path(__file__).resolve().parent.parent
-BUILTIN_PREFIX = "builtin:"
-
-
-@dataclass(frozen=True, slots=True)
-class Builtin:
-    """A dataset shipped in the package."""
-
-    name: str
-    task: TaskKind
-    layout: str
-    description: str
-    folder: str  # under tfce_eval/builtin/, or "" for the function-calling data
-
-    @property
-    def path(self) -> Path:
-        if not self.folder:
-            return builtin_data_dir()
-        return _PACKAGE / "builtin" / self.folder
-
-
-BUILTINS: tuple[Builtin, ...] = (
-    Builtin("tfce", TaskKind.FC, "BFCL/TFCE", "telecom function calls", ""),
-    Builtin(
-        "telco-qna",
-        TaskKind.QA,
-        "Telco-Retrieve",
-        "3GPP questions: mc, tf, open",
-        "telco-qna",
-    ),
-    Builtin(
-        "qasper-rag",
-        TaskKind.RETRIEVAL,
-        "HF/MTEB",
-        "paper chunks; also qa",
-        "qasper-rag",
-    ),
-    Builtin(
-        "conditionalqa",
-        TaskKind.RETRIEVAL,
-        "chunk spans",
-        "span gold, plain + coref",
-        "conditionalqa",
-    ),
-)
-
-
-def builtin(name: str) -> Builtin:
-    """The built-in dataset called `name`; UsageError naming the choices otherwise."""
-    for entry in BUILTINS:
-        if entry.name == name:
-            return entry
-    names = ", ".join(b.name for b in BUILTINS)
-    raise UsageError(f"no built-in dataset {name!r}; choose from {names} (tfce-eval datasets)")
 
 
 def builtin_names(text: str) -> str:
