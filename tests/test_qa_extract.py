@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import random
+import re
 
 import jsonschema
 import pytest
@@ -270,6 +272,27 @@ def test_huge_response_reads_its_end_quickly() -> None:
     text = "reasoning " * 2_000_000 + "\nANSWER: B"
     assert extract_answer(MC, text).answer == "B"
     assert extract_answer(MC, "(" * 500_000).answer is None
+
+
+def test_think_blocks_are_removed_as_a_lazy_pattern_would() -> None:
+    """The one-pass remover against the regular expression it replaces (which rescans the
+    rest of the text at every unclosed tag), on random mixes of tags."""
+    lazy = re.compile(r"<(think|thinking)>.*?</\1>", re.IGNORECASE | re.DOTALL)
+    tags = ["<think>", "</think>", "<THINKING>", "</thinking>", "<Think>", "</THINK>", "x"]
+    rng = random.Random(7)
+    for _ in range(3000):
+        text = "".join(rng.choice(tags) for _ in range(rng.randint(0, 10))) + "end"
+        expected = lazy.sub("\n", text)
+        cleaned = clean_response(text)
+        # The rest of clean_response (a tag left open or closed) acts on the same text.
+        assert cleaned == clean_response(expected), text
+
+
+def test_many_unclosed_tags_and_underscores_still_read_the_answer() -> None:
+    """A model repeating itself: every `_` and `<think>` unclosed, on one line."""
+    assert extract_answer(MC, "_x " * 30_000 + "\nANSWER: __B__").answer == "B"
+    assert extract_answer(MC, "</think>" + "<think>" * 10_000).error is not None
+    assert clean_response("_" + "y" * 301 + "_") == "_" + "y" * 301 + "_"  # spans are bounded
 
 
 @pytest.mark.parametrize(

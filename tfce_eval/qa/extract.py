@@ -20,10 +20,11 @@ output is data: only the last `MAX_TEXT` characters are examined.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from tfce_eval.qa.items import AnswerType, QaItem
-from tfce_eval.qa.options import find_label, label_form, option_by_text, read_option
+from tfce_eval.qa.options import find_label, label_form, read_option, squash
 
 #: How much of a response is examined (its end, where the answer is).
 MAX_TEXT = 100_000
@@ -37,12 +38,14 @@ class Extraction:
     error: str | None = None
 
 
-_THINK_BLOCK = re.compile(r"<(think|thinking)>.*?</\1>", re.IGNORECASE | re.DOTALL)
+_THINK_TAG = re.compile(r"<(/?)(think|thinking)>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"</think(?:ing)?>", re.IGNORECASE)
 _THINK_OPEN = re.compile(r"<think(?:ing)?>", re.IGNORECASE)
 _LATEX_WRAP = re.compile(r"\\(?:boxed|fbox|text|textbf|mathrm|mathbf)\s*\{([^{}]*)\}")
 _DOLLARS = re.compile(r"\${1,2}([^$]*?)\${1,2}")
-_UNDERSCORES = re.compile(r"(?<![\w\\])(_{1,2})(?=\S)(.+?)(?<=\S)\1(?![\w])")
+# Emphasis spans are bounded: an unclosed `_` would otherwise scan to the line's end, and a
+# line of many (a model repeating itself) would take minutes.
+_UNDERSCORES = re.compile(r"(?<![\w\\])(_{1,2})(?=\S)(.{1,300}?)(?<=\S)\1(?![\w])")
 _ANSWER = re.compile(r"ANSWER\s*[:\uff1a]", re.IGNORECASE)  # a full-width colon too
 _QUOTES = "\"'\u201c\u201d\u2018\u2019"
 # Words that introduce the answer after `ANSWER:` ("The correct answer is (B)").
@@ -77,7 +80,7 @@ def clean_response(text: str) -> str:
     if len(text) > MAX_TEXT:
         text = text[-MAX_TEXT:]
     if "<" in text:  # the tag searches only when a tag can be there
-        text = _THINK_BLOCK.sub("\n", text)
+        text = _without_think_blocks(text)
         closes = list(_THINK_CLOSE.finditer(text))
         if closes:  # the opening tag was in the prompt template, or cut off above
             text = text[closes[-1].end() :]
@@ -94,6 +97,35 @@ def clean_response(text: str) -> str:
         text = _DOLLARS.sub(r"\1", text)
     text = text.replace("*", "").replace("`", "")
     return _UNDERSCORES.sub(r"\2", text) if "_" in text else text
+
+
+def _without_think_blocks(text: str) -> str:
+    """`text` with each `<think>...</think>` (or `<thinking>`) block replaced by a line end:
+    from the first opening tag that has a closing one of its name after it to that closing
+    tag, and on from there, as a lazy regular expression would match, in one pass (such a
+    pattern rescans the rest of the text at every unclosed tag)."""
+    opens: list[re.Match[str]] = []
+    closes: dict[str, list[int]] = {"think": [], "thinking": []}
+    close_ends: dict[str, list[int]] = {"think": [], "thinking": []}
+    for tag in _THINK_TAG.finditer(text):
+        name = tag.group(2).lower()
+        if tag.group(1):
+            closes[name].append(tag.start())
+            close_ends[name].append(tag.end())
+        else:
+            opens.append(tag)
+    pieces: list[str] = []
+    done = 0
+    for tag in opens:
+        if tag.start() < done:
+            continue  # inside a block already removed
+        name = tag.group(2).lower()
+        at = bisect_left(closes[name], tag.end())
+        if at == len(closes[name]):
+            continue  # never closed: left for the checks below
+        pieces += (text[done : tag.start()], "\n")
+        done = close_ends[name][at]
+    return "".join(pieces) + text[done:] if pieces else text
 
 
 def _last_marker(text: str) -> re.Match[str] | None:
@@ -192,7 +224,16 @@ def _mc_without_answer_line(item: QaItem, text: str) -> Extraction:
         return Extraction(only_label.pop())
     if only_label:
         return Extraction(None, "lines name different labels: " + ", ".join(sorted(only_label)))
-    by_text = {label for line in lines if (label := option_by_text(item.options, line))}
+    # Each option's text squashed once, not once per line: a long answer has many lines.
+    texts: dict[str, set[str]] = {}
+    for label, option in item.options:
+        texts.setdefault(squash(option), set()).add(label)
+    by_text: set[str] = set()
+    for line in lines:
+        wanted = squash(line)
+        hits = texts.get(wanted) if wanted else None
+        if hits is not None and len(hits) == 1:
+            by_text |= hits
     if len(by_text) == 1:
         return Extraction(by_text.pop())
     if by_text:
