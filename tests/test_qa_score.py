@@ -322,6 +322,41 @@ def test_async_scoring_inside_a_loop(tmp_path: Path) -> None:
     assert asyncio.run(main()) == 1.0
 
 
+def test_a_score_cancelled_while_scoring_writes_nothing(tmp_path: Path) -> None:
+    """Ctrl-C cancels the scoring task (asyncio's handler); scoring without a judge never
+    awaited, so it used to write its files and only then stop. The earlier score's files
+    stay as they were, its reports included."""
+    data = load_telco(dataset_file(tmp_path))
+    out = tmp_path / "scored"
+    score_outputs([QaOutput("m1", answer="B")], data, out_dir=out)
+    (out / "report.md").write_text("earlier report\n", encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def outputs() -> Any:
+        yield QaOutput("m1", answer="A")
+        task = asyncio.current_task()
+        assert task is not None
+        task.cancel()  # what the SIGINT handler of asyncio.run does
+        yield QaOutput("t1", answer=True)
+
+    async def main() -> None:
+        await score_outputs_async(outputs(), data, out_dir=out)
+
+    with pytest.raises(asyncio.CancelledError):
+        asyncio.run(main())
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_a_new_score_removes_the_reports_of_an_earlier_one(tmp_path: Path) -> None:
+    data = load_telco(dataset_file(tmp_path))
+    out = tmp_path / "scored"
+    out.mkdir()
+    for name in ("report.md", "report.html"):
+        (out / name).write_text("earlier\n", encoding="utf-8")
+    score_outputs([QaOutput("m1", answer="B")], data, out_dir=out)
+    assert sorted(p.name for p in out.iterdir()) == ["scores.jsonl", "summary.json"]
+
+
 @pytest.mark.parametrize(
     ("content", "line", "message"),
     [

@@ -241,6 +241,9 @@ async def score_outputs_async(
         warnings=notes,
         extra=extra() if callable(extra) else extra,
     )
+    # Scoring without a judge never awaits, so a Ctrl-C (asyncio cancels the task) would
+    # be heard only after the files were written: it is heard here, before.
+    await asyncio.sleep(0)
     if out is not None:
         write_scored(out, (r.to_json() for r in records), summary)
     return QaResult(tuple(records), summary, out, tuple(notes))

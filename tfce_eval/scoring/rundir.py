@@ -30,7 +30,13 @@ from tfce_eval.scoring.outputs import (
     is_request_error,
     json_object,
 )
-from tfce_eval.scoring.writing import AtomicLines, dumps, write_json, write_text_atomic
+from tfce_eval.scoring.writing import (
+    AtomicLines,
+    Staging,
+    dumps,
+    write_json,
+    write_text_atomic,
+)
 
 __all__ = [
     "ANSWER_KEYS",
@@ -143,12 +149,14 @@ _SCORED_LINE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, check_circu
 def write_scored(
     out_dir: Path, rows: Iterable[Mapping[str, Any]], summary: Mapping[str, Any]
 ) -> None:
-    """A retrieval or QA score's scores.jsonl (a row a line), then its summary.json, each
-    written whole to a temporary file and renamed into place."""
-    # write_text_atomic makes the directory, and words any failure to (a DataError).
-    write_text_atomic(out_dir / SCORES, (_SCORED_LINE.encode(row) + "\n" for row in rows))
-    text = json.dumps(summary, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
-    write_text_atomic(out_dir / SUMMARY, text)
+    """A retrieval or QA score's scores.jsonl (a row a line) and its summary.json, written
+    to temporary files and renamed into place together, the reports of an earlier score
+    removed (a new score never sits beside them; the caller writes new ones)."""
+    with Staging(out_dir) as stage:
+        stage.text(SCORES, (_SCORED_LINE.encode(row) + "\n" for row in rows))
+        text = json.dumps(summary, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+        stage.text(SUMMARY, text)
+        stage.commit(stale=(REPORT_MD, REPORT_HTML))
 
 
 def read_json(path: Path) -> Any:

@@ -285,11 +285,13 @@ class Staging:
         self._staged.append((self.directory / name, tmp, fh))
         return StagedLines(fh, self.directory)
 
-    def text(self, name: str, text: str) -> None:
+    def text(self, name: str, text: str | Iterable[str]) -> None:
+        """Stage `name` with `text`, or with the pieces of text it yields, in order."""
         fh, tmp = _temp(self.directory / name)
         self._staged.append((self.directory / name, tmp, fh))
         with writing(self.directory):
-            fh.write(_utf8_safe(text))
+            for piece in (text,) if isinstance(text, str) else text:
+                fh.write(_utf8_safe(piece))
 
     def commit(self, *, stale: Iterable[str] = ()) -> None:
         with writing(self.directory):
