@@ -79,3 +79,20 @@ def refuse_running_loop(call: str, instead: str) -> None:
         f"{call}() cannot run inside a running event loop (Jupyter, an async application): "
         f"use `await {instead}(...)` there"
     )
+
+
+def first_line(exc: BaseException) -> str:
+    """An exception's message, its first line only (its type's name when it has none)."""
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def given_dataset_error(path: str, exc: Exception, kind: str) -> TfceError:
+    """The error of a dataset the user named (`--data`) that cannot be loaded: the loader's
+    own, or a DataError naming the directory and asking for a `kind` dataset."""
+    if isinstance(exc, TfceError):
+        return exc
+    return DataError(
+        f"cannot load the dataset: {first_line(exc)}",
+        path=path,
+        hint=f"give a {kind} dataset with --data",
+    )

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from tfce_eval.errors import DataError, TfceError
+from tfce_eval.errors import DataError, first_line, given_dataset_error
 from tfce_eval.jsonl import JsonLines
 from tfce_eval.qa.items import AnswerType, QaDataset, QaItem
 from tfce_eval.qa.predictions import LIMITS
@@ -120,19 +120,6 @@ def question_text(item: QaItem) -> str:
     return clip("\n".join(lines), MAX_TEXT)
 
 
-def _given_error(path: str, exc: Exception) -> Exception:
-    """The error of a `--data` dataset that cannot be loaded: the loader's own, or one
-    naming the directory."""
-    if isinstance(exc, TfceError):
-        return exc
-    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return DataError(
-        f"cannot load the dataset: {first}",
-        path=path,
-        hint="give a question-answering dataset with --data",
-    )
-
-
 class QuestionSource:
     """Where failures get their questions: `--data`, else each run's recorded dataset.
 
@@ -150,9 +137,8 @@ class QuestionSource:
                 self._cache[key] = self.load(path, split)
             except Exception as exc:  # moved, edited, unreadable: the report goes on
                 if given:
-                    raise _given_error(path, exc) from exc
-                first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-                first = first.removeprefix(f"{path}: ")  # the path is said once
+                    raise given_dataset_error(path, exc, "question-answering") from exc
+                first = first_line(exc).removeprefix(f"{path}: ")  # the path is said once
                 self._cache[key] = f"unavailable, could not load {path}: {first}; {GIVE_DATA}"
         return self._cache[key]
 

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from tfce_eval.errors import DataError, TfceError
+from tfce_eval.errors import DataError, first_line, given_dataset_error
 from tfce_eval.report.document import Cell, Document, Table, clip, run_letters
 from tfce_eval.retrieval.dataset import RetrievalDataset, load_retrieval
 from tfce_eval.retrieval.ranking import RunForm
@@ -62,21 +62,6 @@ class RunQueries:
     note: str | None  # why the query texts, the gold or the ranking are missing
 
 
-def _first_line(exc: BaseException) -> str:
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-
-
-def _given_error(path: str, exc: Exception) -> Exception:
-    """The error of a `--data` dataset that cannot be loaded: the loader's own, or one
-    naming the directory."""
-    if isinstance(exc, TfceError):
-        return exc
-    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return DataError(
-        f"cannot load the dataset: {first}", path=path, hint="give a retrieval dataset with --data"
-    )
-
-
 class GoldSource:
     """Where failing queries get their texts and judgements: `--data` or the recorded
     dataset, loaded once per directory and split. A `--data` that cannot be loaded
@@ -112,8 +97,8 @@ class GoldSource:
             dataset = load_retrieval(path, split=split or None, corpus=corpus or None, name=path)
         except Exception as exc:  # moved, edited, unreadable: the report goes on
             if self.data is not None:
-                raise _given_error(path, exc) from exc
-            return f"could not load {path}: {_first_line(exc)}; {GIVE_DATA}"
+                raise given_dataset_error(path, exc, "retrieval") from exc
+            return f"could not load {path}: {first_line(exc)}; {GIVE_DATA}"
         if gold and dataset.gold_sha256() != gold and Path(qrels).is_file():
             # Scored with --qrels FILE: the same judgements again, if the file is still there.
             try:
@@ -159,7 +144,7 @@ def rankings(
         else:
             ranked = read_run(path, form=form)
     except (DataError, OSError) as exc:
-        return None, f"ranking unavailable: {_first_line(exc)}"
+        return None, f"ranking unavailable: {first_line(exc)}"
     entries = run.summary.get("run", {}).get("entries")
     if isinstance(entries, int) and entries != ranked.entries:
         return ranked.rankings, (
