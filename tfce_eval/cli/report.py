@@ -108,7 +108,9 @@ def report_command(
     if price_in is not None or price_out is not None:
         prices = Prices(price_in or 0.0, price_out or 0.0)
     try:
-        runs = [load_run(d) for d in run_dirs]
+        # Details only for the failures listed: a run of 100,000 items holds
+        # hundreds of MB of them.
+        runs = [load_run(d, keep_details=failures) for d in run_dirs]
         source = None
         if data is not None and failures > 0:
             source = FailureSource(dataset=load_dataset(data))

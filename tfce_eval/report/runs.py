@@ -9,17 +9,17 @@ recomputed, so a report never disagrees with the verdicts it was made from.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import DataError
 from tfce_eval.model import ScoreRecord, TaskKind
-from tfce_eval.report.wellformed import check_scores, check_summary
+from tfce_eval.report.wellformed import check_score, check_summary
 from tfce_eval.scoring.rundir import (
     SUMMARY,
     RunDir,
     check_run_task,
-    iter_json_lines,
     read_json,
     read_scores,
 )
@@ -64,12 +64,17 @@ class RunView:
         return None
 
 
-def load_run(run_dir: str | Path) -> RunView:
+def load_run(run_dir: str | Path, *, keep_details: int | None = None) -> RunView:
     """Read summary.json, scores.jsonl and run.json (the last two if present) from `run_dir`.
 
     `run_dir` may also be the summary.json inside it. A missing directory or a directory with
     neither summary nor scores is a DataError that says what to give instead; so is a figure
     or a verdict of the wrong type, naming the file, line and field.
+
+    `keep_details`: None keeps every record's details (expected and received calls,
+    problems). A number N keeps them only for the first N failing records of each category
+    and kind (model error, request error), all a report listing N failures per category
+    reads; 0 keeps none, for a report without failures. The figures are the same either way.
     """
     run_dir = Path(run_dir)
     if run_dir.is_file() and run_dir.name == SUMMARY:
@@ -84,9 +89,9 @@ def load_run(run_dir: str | Path) -> RunView:
     files = RunDir(run_dir)
     records: tuple[ScoreRecord, ...] = ()
     if files.scores.is_file():
-        # Checked before reading: the reader takes any value for true or false.
-        check_scores(iter_json_lines(files.scores), files.scores)
-        records = tuple(read_scores(files.scores))
+        # Each record checked as it is read: the reader takes any value for true or false.
+        check = partial(check_score, path=files.scores)
+        records = tuple(read_scores(files.scores, check=check, keep_details=keep_details))
     if files.summary.is_file():
         summary = read_json(files.summary)
         check_summary(summary, files.summary)

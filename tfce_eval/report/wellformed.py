@@ -9,6 +9,7 @@ does not read are not checked, and a missing field is left to the report's defau
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -135,13 +136,39 @@ def check_summary(summary: Any, path: Path) -> None:
 def check_scores(lines: Iterable[tuple[int, Any]], path: Path) -> None:
     """DataError naming scores.jsonl, the line and the field of the first mistyped record."""
     for line, obj in lines:
-        found = (
-            problem(obj, SCORE_FIELDS)
-            if isinstance(obj, Mapping)
-            else f"a record is {json_type(obj)}, not an object"
+        check_score(obj, line, path)
+
+
+#: The exact types (as JSON is parsed) each score field may have, missing fields read as
+#: null: a quick look that passes a well-formed record without wording anything (one set
+#: lookup of the types of its fields in every allowed combination); `problem` words any
+#: other record, and passes one whose only oddity is a missing field.
+_PLAIN: dict[str, tuple[type, ...]] = {"string": (str,), "boolean": (bool,), "object": (dict,)}
+_SCORE_NAMES = tuple(SCORE_FIELDS)
+_SCORE_TYPES = frozenset(
+    itertools.product(
+        *(
+            _PLAIN[spec.rstrip("?")] + ((type(None),) if spec.endswith("?") else ())
+            for spec in SCORE_FIELDS.values()
+            if isinstance(spec, str)
         )
-        if found is not None:
-            raise DataError(found, path=str(path), line=line, hint=_RESCORE)
+    )
+)
+
+
+def check_score(obj: Any, line: int, path: Path) -> None:
+    """DataError naming scores.jsonl, the line and the field when one record (a line's
+    value) is mistyped: what `check_scores` says of each, for a reader that checks each
+    record as it reads it (`scoring.rundir.read_scores`)."""
+    if type(obj) is dict and tuple(map(type, map(obj.get, _SCORE_NAMES))) in _SCORE_TYPES:
+        return
+    found = (
+        problem(obj, SCORE_FIELDS)
+        if isinstance(obj, Mapping)
+        else f"a record is {json_type(obj)}, not an object"
+    )
+    if found is not None:
+        raise DataError(found, path=str(path), line=line, hint=_RESCORE)
 
 
 _RESCORE = "the file was edited or damaged; score the run again to rewrite it"

@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tfce_eval.errors import DataError
 from tfce_eval.jsonl import JsonLines
 from tfce_eval.jsonl import read_json as read_json_document
 from tfce_eval.model import Category, ErrorCode, ScoreRecord, TaskKind
+from tfce_eval.scoring.keeper import Keeper
 from tfce_eval.scoring.outputs import (
     ANSWER_KEYS,
     OutputsIndex,
@@ -167,22 +168,50 @@ def read_json(path: Path) -> Any:
     return read_json_document(path, hint="the file is damaged; re-run to rewrite it")
 
 
-def read_scores(path: Path) -> list[ScoreRecord]:
-    """Read scores.jsonl back into records (for reports)."""
+_E = TypeVar("_E", Category, ErrorCode)
+
+#: Members by their text, looked up without an Enum call for each of many records.
+_MEMBERS: dict[type, dict[str, Any]] = {
+    kind: {str(m): m for m in kind} for kind in (Category, ErrorCode)
+}
+
+
+def _member(kind: type[_E], value: Any) -> _E:
+    """`kind(value)`, the member named by `value`, or the ValueError it raises."""
+    found: _E | None = _MEMBERS[kind].get(value) if isinstance(value, str) else None
+    return kind(value) if found is None else found
+
+
+def read_scores(
+    path: Path,
+    *,
+    check: Callable[[dict[str, Any], int], None] | None = None,
+    keep_details: int | None = None,
+) -> list[ScoreRecord]:
+    """Read scores.jsonl back into records (for reports), in one pass over the file.
+
+    `check(obj, line)`, when given, is called on each line's object before its record is
+    made, and may raise to refuse it. `keep_details` None keeps every record's details;
+    a number keeps them only for that many failing records of each category and kind
+    (model error, request error), the first in the file, and of the others what the
+    summary reads (scoring.keeper): a report listing that many failures per category
+    reads no more.
+    """
+    keeper = None if keep_details is None else Keeper(keep_details)
     records: list[ScoreRecord] = []
     for line_no, obj in iter_json_lines(path):
+        if check is not None:
+            check(obj, line_no)
         try:
             error_type = obj.get("error_type")
-            records.append(
-                ScoreRecord(
-                    id=str(obj["id"]),
-                    category=Category(obj["category"]),
-                    valid=bool(obj["valid"]),
-                    error_type=None if error_type is None else ErrorCode(error_type),
-                    error=obj.get("error"),
-                    exec_valid=obj.get("exec_valid"),
-                    details=obj.get("details") or {},
-                )
+            record = ScoreRecord(
+                id=str(obj["id"]),
+                category=_member(Category, obj["category"]),
+                valid=bool(obj["valid"]),
+                error_type=None if error_type is None else _member(ErrorCode, error_type),
+                error=obj.get("error"),
+                exec_valid=obj.get("exec_valid"),
+                details=obj.get("details") or {},
             )
         except (KeyError, ValueError, TypeError) as exc:
             raise DataError(
@@ -191,7 +220,11 @@ def read_scores(path: Path) -> list[ScoreRecord]:
                 line=line_no,
                 hint="scores.jsonl is written by `tfce-eval score` or `run`; re-score the outputs",
             ) from None
-    return records
+        if keeper is None:
+            records.append(record)
+        else:
+            keeper.add(record)
+    return records if keeper is None else keeper.records
 
 
 def iter_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
