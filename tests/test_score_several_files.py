@@ -179,14 +179,67 @@ def test_files_in_one_directory_are_scored_beside_them(tmp_path: Path) -> None:
     )
 
 
-def test_a_file_given_twice_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("out", [False, True])
+def test_a_file_given_twice_is_refused(tmp_path: Path, out: bool) -> None:
     files = result_files(tmp_path)
     again = f"{tmp_path}/./{files[0].name}"
-    result = run_cli("score", files[0], files[1], again, "--data", DATA)
+    given = ("--out", tmp_path / "o") if out else ()
+    result = run_cli("score", files[0], files[1], again, "--data", DATA, *given)
     assert result.exit_code == 2, result.output
     assert unfold(result.stderr) == (
         f"error: {again} is given twice as FILE (also as {files[0]}): give it once"
     )
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("link", ["symbolic", "hard"])
+def test_a_file_given_twice_by_a_link_is_refused(tmp_path: Path, link: str) -> None:
+    files = result_files(tmp_path)
+    other = tmp_path / "other.json"
+    if link == "symbolic":
+        other.symlink_to(files[0])
+    else:
+        other.hardlink_to(files[0])
+    result = run_cli("score", files[0], other, "--data", DATA, "--out", tmp_path / "o")
+    assert result.exit_code == 2, result.output
+    assert unfold(result.stderr) == (
+        f"error: {other} is given twice as FILE (also as {files[0]}): give it once"
+    )
+
+
+def test_the_checks_on_the_files_hold_with_out(tmp_path: Path) -> None:
+    """--out says where the scores go; it does not waive what is checked of the FILEs."""
+    files = result_files(tmp_path / "m")
+    assert run_cli("score", *files, "--data", DATA).exit_code == 0
+    summary_json = tmp_path / "m" / "summary.json"
+    result = run_cli("score", files[0], summary_json, "--data", DATA, "--out", tmp_path / "o")
+    assert result.exit_code == 2, result.output
+    assert unfold(result.stderr).startswith(f"error: {summary_json} is a file a score writes")
+    for data in ("builtin:telco-qna", "builtin:qasper-rag"):
+        result = run_cli("score", *files[:2], "--data", data, "--out", tmp_path / "o")
+        assert result.exit_code == 2, result.output
+        assert "one file: give one FILE, not 2" in unfold(result.stderr)
+    assert not (tmp_path / "o").exists()
+
+
+def test_scores_do_not_go_into_another_runs_directory(tmp_path: Path) -> None:
+    """A run directory's run.json names its model: other answers scored into it would be
+    reported as that model's. Its own outputs.jsonl may be scored again there."""
+    files = result_files(tmp_path / "m")
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "run.json").write_text('{"model": "openai/other"}\n', encoding="utf-8")
+    result = run_cli("score", *files, "--data", DATA, "--out", run_dir)
+    assert result.exit_code == 2, result.output
+    assert unfold(result.stderr) == (
+        f"error: {run_dir} holds a run (run.json) whose answers are not the FILE given: "
+        "its report would name that run's model; give another --out"
+    )
+    assert sorted(p.name for p in run_dir.iterdir()) == ["run.json"]
+    own = run_dir / "outputs.jsonl"
+    own.write_bytes(b"".join(f.read_bytes() for f in files))
+    assert run_cli("score", own, "--data", DATA).exit_code == 0
+    assert (run_dir / "summary.json").is_file()
 
 
 def test_a_directory_given_as_file_suggests_its_files(tmp_path: Path) -> None:

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import click
 
 from tfce_eval.cli.options import (
-    TASK_WORDS,
     category_option,
     check_options,
     data_options,
@@ -25,6 +23,12 @@ from tfce_eval.cli.options import (
     refuse_other_tasks_options,
     split_options,
     task_option,
+)
+from tfce_eval.cli.score_files import (
+    existing,
+    out_beside,
+    refuse_another_runs_directory,
+    refuse_another_tasks_file,
 )
 from tfce_eval.cli.text import shown
 from tfce_eval.model import TaskKind
@@ -82,12 +86,14 @@ def score_command(
     task = TaskKind(options["task"]) if options["task"] else None
     ref = resolve_data(options["data"], task)
     refuse_other_tasks_options(ref.task, click.get_current_context().params)
-    out_dir = out_dir or _out_beside(files, ref.task)
+    beside = out_beside(files, ref.task, out_given=out_dir is not None)
+    out_dir = out_dir or beside
     runs: list[Path] = []
     if ref.task is not TaskKind.RETRIEVAL or files[0] != DATASET_RUN:
-        runs = [_existing(file, ref.task) for file in files]
+        runs = [existing(file, ref.task) for file in files]
         for run in runs:
-            _refuse_another_tasks_file(run, ref.task, options["data"])
+            refuse_another_tasks_file(run, ref.task, options["data"])
+    refuse_another_runs_directory(out_dir or (runs[0].parent if runs else None), runs)
     if ref.task is TaskKind.FC:
         _score_fc(runs, ref.path, out_dir, as_json, options)
     elif ref.task is TaskKind.RETRIEVAL:
@@ -99,198 +105,6 @@ def score_command(
     else:
         assert ref.path is not None
         _score_qa(runs[0], ref.path, shown(str(ref.path)), out_dir, as_json, options)
-
-
-def _out_beside(files: tuple[str, ...], task: TaskKind) -> Path | None:
-    """Where the scores go without --out: beside the one FILE (None: the scorer's
-    default), beside several FILEs when they share a directory. UsageError for several
-    FILEs of a task that reads one, the same FILE twice, or FILEs in several directories
-    (the scores could go to any of them, so --out must say where)."""
-    if len(files) == 1:
-        return None
-    from tfce_eval.errors import UsageError
-
-    if task is not TaskKind.FC:
-        what = _WANTS[task][1]
-        verb = "are" if what.endswith("s") else "is"
-        raise UsageError(
-            f"{what} {verb} one file: give one FILE, not {len(files)} "
-            "(several FILEs are for function-calling outputs)"
-        )
-    from tfce_eval.scoring.rundir import SCORES, SUMMARY
-
-    seen: dict[Path, str] = {}
-    for file in files:
-        path = Path(os.path.abspath(file))
-        if path.name in (SUMMARY, SCORES):  # what `score DIR/*.json` picks up the 2nd time
-            raise UsageError(
-                f"{file} is a file a score writes, not outputs: leave it out of the FILEs "
-                f"(BFCL's: {os.path.join(os.path.dirname(file), '*_result.json')})"
-            )
-        if path in seen:
-            also = f" (also as {seen[path]})" if seen[path] != file else ""
-            raise UsageError(f"{file} is given twice as FILE{also}: give it once")
-        seen[path] = file
-    # Each directory as the user spelled it first.
-    directories = {path.parent: os.path.dirname(file) or "." for path, file in seen.items()}
-    if len(directories) > 1:
-        named = ", ".join(list(directories.values())[:3])
-        more = ", ..." if len(directories) > 3 else ""
-        raise UsageError(
-            f"the FILEs are in {len(directories)} directories ({named}{more}): "
-            "give --out DIR, the directory for the scores"
-        )
-    return Path(files[0]).parent
-
-
-#: The longest first line read to tell which task's file it is.
-_PEEK = 1 << 20
-#: Per task: what its dataset is called, what `score` reads for it, and in what form.
-_WANTS = {
-    TaskKind.FC: (
-        TASK_WORDS[TaskKind.FC],
-        "function-calling outputs",
-        'its items\' outputs (JSON Lines with "id" and "calls", "tool_calls", "content" or "text")',
-    ),
-    TaskKind.QA: (
-        TASK_WORDS[TaskKind.QA],
-        "QA predictions",
-        'predictions for its questions (JSON Lines with "id" and "response" or "answer")',
-    ),
-    TaskKind.RETRIEVAL: (
-        TASK_WORDS[TaskKind.RETRIEVAL],
-        "a retrieval run",
-        "a run of its queries (TREC `qid Q0 docid rank score tag`, JSON Lines or JSON)",
-    ),
-}
-
-
-def _refuse_another_tasks_file(path: Path, task: TaskKind, data: Path | None) -> None:
-    """A file that is surely another task's (by its first line) stops the score with a
-    message saying whose it is and what the dataset wants, not a puzzle about its lines."""
-    found = _first_line_task(path)
-    if found is None or found[0] is task:
-        return
-    from tfce_eval.errors import DataError
-
-    other, what, line = found
-    kind, wanted, form = _WANTS[task]
-    if data is None:  # the default dataset: the user may not know --data at all
-        message = f"{what}, not {wanted}"
-        hint = f"name its {_WANTS[other][0]} dataset: --data DIR or --data builtin:NAME"
-    else:
-        message = f"{what}, not {wanted}: {data} is a {kind} dataset"
-        hint = f"score {form}, or give --data the dataset this file was made for"
-    raise DataError(message, path=str(path), line=line, hint=hint)
-
-
-def _first_line_task(path: Path) -> tuple[TaskKind, str, int] | None:
-    """(task, what the file is, line) when the first non-blank line is surely another
-    task's: a TREC run or a retrieval run's JSON line, fc outputs (an id and an answer
-    key) or QA predictions (an id and a response or answer); None when unsure."""
-    from tfce_eval.jsonl import JsonRefused, parse_json
-    from tfce_eval.scoring.rundir import ANSWER_KEYS
-
-    try:
-        with path.open("rb") as fh:
-            number, raw = 0, b""
-            while not raw.strip() and (raw := fh.readline(_PEEK + 1)):
-                number += 1
-    except OSError:
-        return None  # the scorer says why it cannot read the file
-    if not raw.strip() or len(raw) > _PEEK:
-        return None
-    fields = raw.decode("utf-8", "replace").split()
-    if len(fields) == 6 and fields[1] in ("Q0", "0") and fields[3].isdigit():
-        return TaskKind.RETRIEVAL, "a TREC run", number
-    try:
-        record = parse_json(raw)
-    except JsonRefused:
-        return None
-    if not isinstance(record, dict):
-        return None
-    if {"query_id", "corpus_id"} <= record.keys() or {"qid", "docids"} <= record.keys():
-        return TaskKind.RETRIEVAL, "a retrieval run (JSON Lines)", number
-    item_id = record.get("id", record.get("question_id"))
-    if not isinstance(item_id, str | int) or isinstance(item_id, bool):
-        return None  # a JSON run {qid: {docid: score}} maps every key to an object
-    fc = any(key in record for key in ANSWER_KEYS if key != "raw")
-    qa = "response" in record or "answer" in record
-    if fc and not qa and "id" in record:
-        return (
-            TaskKind.FC,
-            "function-calling outputs (JSON Lines of items with an id and calls)",
-            number,
-        )
-    if qa and not fc:
-        what = "QA predictions (JSON Lines of items with an id and a response or answer)"
-        return TaskKind.QA, what, number
-    return None
-
-
-def _existing(file: str, task: TaskKind) -> Path:
-    """FILE as a path; DataError when it is not a file, naming the file a run of `task`
-    writes when FILE is a run directory that holds one."""
-    path = Path(file)
-    if path.is_file():
-        return path
-    from tfce_eval.errors import DataError
-
-    hint = "give the file of outputs, predictions or the run to score"
-    if path.is_dir():
-        inside = [path / name for name in _run_files(task) if (path / name).is_file()]
-        pattern = _outputs_pattern(file) if task is TaskKind.FC else None
-        if inside:
-            hint = f"give {inside[0]}, the file of the run in this directory"
-        elif pattern:
-            hint = f"give the files in it: {pattern} (several FILEs are read as one)"
-        raise DataError("is a directory, not a file", path=file, hint=hint)
-    raise DataError("no such file" if not path.exists() else "is not a file", path=file, hint=hint)
-
-
-#: How many entries of a directory given as FILE are looked at for a hint.
-_SCAN = 1000
-
-
-def _outputs_pattern(directory: str) -> str | None:
-    """`DIR/*_result.json` (BFCL's), `DIR/*.json` or `DIR/*.jsonl` when the directory
-    holds such files, `DIR/*/*...` when its subdirectories do (BFCL v4's
-    result/MODEL/non_live/...); else None."""
-    from itertools import islice
-
-    def suffix(where: str) -> str | None:
-        try:
-            with os.scandir(where) as entries:
-                names = [e.name for e in islice(entries, _SCAN) if e.is_file()]
-        except OSError:
-            return None
-        for ending in ("_result.json", ".json", ".jsonl"):  # BFCL's result files first
-            if any(name.endswith(ending) for name in names):
-                return ending
-        return None
-
-    found = suffix(directory)
-    if found:
-        return os.path.join(directory, "*" + found)
-    try:
-        with os.scandir(directory) as entries:
-            subdirectories = [e.path for e in islice(entries, _SCAN) if e.is_dir()]
-    except OSError:
-        return None
-    for subdirectory in subdirectories[:50]:
-        found = suffix(subdirectory)
-        if found:
-            return os.path.join(directory, "*", "*" + found)
-    return None
-
-
-def _run_files(task: TaskKind) -> tuple[str, ...]:
-    """The files a run of `task` writes that `score` reads, most likely first."""
-    from tfce_eval.scoring.rundir import OUTPUTS, RUN_TREC
-
-    if task is TaskKind.RETRIEVAL:
-        return (RUN_TREC,)
-    return (OUTPUTS, "predictions.jsonl") if task is TaskKind.QA else (OUTPUTS,)
 
 
 def _score_fc(
