@@ -289,3 +289,35 @@ def test_several_runs_are_listed_each_under_its_letter(run: Path, tmp_path: Path
 def test_prices_stay_function_calling_only(run: Path) -> None:
     result = ok("report", run, "--failures", "1", "--price-in", "1")
     assert unfold(result.stderr) == "note: --price-in/--price-out: for function-calling runs only"
+
+
+def test_a_score_made_with_relative_paths_reports_from_anywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dataset and predictions are recorded absolute: a report made from another
+    directory finds them, and shows no other file's lines for the responses; a file
+    changed since the score shows none of its responses."""
+    work = tmp_path / "work"
+    write_data(work / "data")
+    (work / "preds.jsonl").write_text(
+        "".join(json.dumps(p) + "\n" for p in PREDICTIONS), encoding="utf-8"
+    )
+    monkeypatch.chdir(work)
+    ok("score", "preds.jsonl", "--data", "data", "--out", "run")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "preds.jsonl").write_text(
+        json.dumps({"id": "m2", "response": "UNRELATED"}) + "\n", encoding="utf-8"
+    )
+    monkeypatch.chdir(elsewhere)
+    (found,) = failures(work / "run", 5)
+    assert found["note"] is None
+    shown = {f["id"]: f for t in found["answer_types"] for f in t["shown"]}
+    assert shown["m2"]["question"].startswith("Which function number 2?")
+    assert shown["m2"]["response"] != "UNRELATED" and shown["m2"]["response"] is not None
+    with (work / "preds.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"id": "m2", "response": "LATER"}) + "\n")
+    (found,) = failures(work / "run", 5)
+    shown = {f["id"]: f for t in found["answer_types"] for f in t["shown"]}
+    assert all(f["response"] is None for f in shown.values())
+    assert "changed since scoring" in json.dumps(found)

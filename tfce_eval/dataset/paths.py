@@ -6,6 +6,7 @@ caller names them as the command line does; `tfce_eval.tasks` lists them for `da
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +15,14 @@ from tfce_eval.model import TaskKind
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 BUILTIN_PREFIX = "builtin:"
+
+
+def recorded(path: str | Path | None) -> str | None:
+    """A path as a summary records it: absolute, so that a report made from another
+    directory finds the file (None, and `builtin:NAME`, as they are)."""
+    if path is None or str(path).startswith("builtin:"):
+        return None if path is None else str(path)
+    return os.path.abspath(path)
 
 
 def builtin_data_dir() -> Path:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from tfce_eval.dataset.paths import recorded
 from tfce_eval.errors import DataError, UsageError, refuse_running_loop
 from tfce_eval.model import parse_choice
 from tfce_eval.qa.items import AnswerType, QaDataset, QaItem
@@ -371,7 +372,7 @@ async def score_predictions_async(
     def extra() -> dict[str, Any]:
         return {
             "predictions": {
-                "path": str(reader.path),
+                "path": recorded(reader.path),
                 "sha256": reader.sha256,
                 "lines": reader.lines,
             }

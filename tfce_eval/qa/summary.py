@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from tfce_eval.dataset.paths import recorded
 from tfce_eval.model import TaskKind
 from tfce_eval.qa.items import AnswerType, QaDataset
 from tfce_eval.qa.records import ErrorType, QaScore
@@ -125,7 +126,7 @@ def summarise(
     summary: dict[str, Any] = {
         "task": str(TaskKind.QA),
         "dataset": {
-            "path": dataset.path,
+            "path": recorded(dataset.path),
             "split": dataset.split,
             "kind": dataset.kind,
             "sha256": dataset.sha256,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tfce_eval.dataset.paths import builtin_dir
+from tfce_eval.dataset.paths import builtin_dir, recorded
 from tfce_eval.model import TaskKind
 from tfce_eval.retrieval.layouts import DatasetFiles, locate
 from tfce_eval.retrieval.readers import (
@@ -112,7 +112,7 @@ class RetrievalDataset:
         """What summary.json and run.json record about the dataset."""
         return {
             "name": self.name,
-            "path": str(self.root),
+            "path": recorded(self.root),
             "layout": str(self.layout),
             "split": self.split,
             "corpus": self.corpus_name,

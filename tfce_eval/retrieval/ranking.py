@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from tfce_eval.dataset.paths import recorded
 from tfce_eval.errors import DataError
 from tfce_eval.retrieval.records import id_key
 
@@ -95,7 +96,7 @@ class Run:
     def describe(self) -> dict[str, Any]:
         return {
             "name": self.name,
-            "path": self.path,
+            "path": recorded(self.path),
             "form": str(self.form),
             "queries": len(self.rankings),
             "entries": self.entries,

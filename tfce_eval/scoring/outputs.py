@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tfce_eval.dataset.paths import recorded
 from tfce_eval.decode.limits import DecodeLimits, Unread, answer_line_bytes, line_too_long
 from tfce_eval.errors import DataError
 from tfce_eval.jsonl import JsonLines, LineReader, Outline, Record, json_type, torn_line_warning
@@ -85,7 +86,7 @@ class OutputsFile:
     torn_line: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": str(self.path), "sha256": self.sha256, "lines": self.lines}
+        return {"path": recorded(self.path), "sha256": self.sha256, "lines": self.lines}
 
 
 @dataclass(frozen=True)
