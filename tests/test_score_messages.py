@@ -384,6 +384,16 @@ def test_options_of_another_task_are_refused_not_ignored(
             (*QNA, "--qrels", str(REPO / "README.md")),
             "error: --qrels is for retrieval datasets; --data is a question-answering dataset",
         ),
+        (
+            (*QNA, "--functions", str(REPO)),
+            "error: --functions is for function-calling datasets; --data is a "
+            "question-answering dataset",
+        ),
+        (
+            (*QNA, "--check", "both", "--coerce-strings"),
+            "error: --check and --coerce-strings are for function-calling datasets; --data "
+            "is a question-answering dataset",
+        ),
     ],
 )
 def test_run_refuses_options_of_another_task_as_score_does(
@@ -411,3 +421,39 @@ def test_category_is_refused_for_a_retrieval_dataset(tmp_path: Path) -> None:
     assert unfold(result.stderr) == (
         "error: --category is for function-calling datasets; --data is a retrieval dataset"
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("--check", "ast"), "--check is for function-calling datasets"),
+        (("--exec-timeout", "3"), "--exec-timeout is for function-calling datasets"),
+        (("--optional-params", "any"), "--optional-params is for function-calling datasets"),
+    ],
+)
+def test_fc_options_given_to_a_qa_score_are_refused_defaults_are_not(
+    tmp_path: Path, args: tuple[str, ...], said: str
+) -> None:
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text('{"id": "x", "answer": "A"}\n', encoding="utf-8")
+    result = run_cli("score", preds, *QNA, *args, "--out", tmp_path / "o")
+    assert result.exit_code == 2, result.output
+    assert said in unfold(result.stderr)
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_run_refused_leaves_no_directory_it_made(tmp_path: Path) -> None:
+    out = tmp_path / "new" / "results"
+    result = run_cli(
+        "run",
+        "--model",
+        "openai/m",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--ids",
+        "nope",
+        "--out",
+        out,
+    )
+    assert result.exit_code == 2, result.output
+    assert not (tmp_path / "new").exists()

@@ -278,7 +278,7 @@ TASK_WORDS = {
     TaskKind.RETRIEVAL: "retrieval",
 }
 
-#: The options of `score` and `validate` that belong to some tasks only: option ->
+#: The options of `score`, `validate` and `run` that belong to some tasks only: option ->
 #: (click's name of its value, the tasks whose datasets it is for). Given with a dataset
 #: of another task they would be silently ignored, so they are refused.
 OPTION_TASKS: dict[str, tuple[str, tuple[TaskKind, ...]]] = {
@@ -286,7 +286,15 @@ OPTION_TASKS: dict[str, tuple[str, tuple[TaskKind, ...]]] = {
     "--answers": ("answers", (TaskKind.FC,)),
     "--answer-style": ("answer_style", (TaskKind.FC,)),
     "--functions": ("functions_dir", (TaskKind.FC,)),
+    "--no-exec": ("no_exec", (TaskKind.FC,)),
+    "--check": ("check_mode", (TaskKind.FC,)),
+    "--exec-timeout": ("exec_timeout", (TaskKind.FC,)),
+    "--optional-params": ("optional_params", (TaskKind.FC,)),
+    "--coerce-strings": ("coerce_strings", (TaskKind.FC,)),
+    "--strict-strings": ("strict_strings", (TaskKind.FC,)),
     "--category": ("categories", (TaskKind.FC,)),
+    "--missing": ("missing", (TaskKind.FC, TaskKind.QA)),
+    "--k": ("k", (TaskKind.QA,)),
     "--split": ("split", (TaskKind.RETRIEVAL, TaskKind.QA)),
     "--corpus": ("corpus", (TaskKind.RETRIEVAL,)),
     "--qrels": ("qrels", (TaskKind.RETRIEVAL,)),
@@ -307,15 +315,19 @@ RUN_OPTION_TASKS: dict[str, tuple[str, tuple[TaskKind, ...]]] = {
 
 def refuse_other_tasks_options(
     task: TaskKind,
-    params: Mapping[str, Any],
+    params: Mapping[str, Any] | None = None,
     table: Mapping[str, tuple[str, tuple[TaskKind, ...]]] = OPTION_TASKS,
 ) -> None:
-    """UsageError when an option of `params` (click's values by name; absent, None,
-    empty or False: not given) is for datasets of other tasks than `task` (by `table`),
-    e.g. `--split is for retrieval and question-answering datasets; --data is a
-    function-calling dataset`. Options for the same tasks are named together."""
+    """UsageError when an option given (on the command line or from the environment, not
+    by its default: by default, the current command's options) is for datasets of other
+    tasks than `task` (by `table`), e.g. `--split is for retrieval and question-answering
+    datasets; --data is a function-calling dataset`. Options for the same tasks are
+    named together. In `params` (click's values by name), absent, None, empty or False is
+    not given."""
     from tfce_eval.errors import UsageError
 
+    if params is None:
+        params = _given_params(click.get_current_context())
     given = [
         (flag, tasks)
         for flag, (name, tasks) in table.items()
@@ -330,3 +342,15 @@ def refuse_other_tasks_options(
     kinds = " and ".join(TASK_WORDS[t] for t in tasks)
     data = "--data" if params.get("data") is not None else "builtin:tfce (the default --data)"
     raise UsageError(f"{named} {verb} for {kinds} datasets; {data} is a {TASK_WORDS[task]} dataset")
+
+
+def _given_params(ctx: click.Context) -> dict[str, Any]:
+    """The command's option values, None for those left to their defaults (a default is
+    no choice of the user's, whatever the task)."""
+    from click.core import ParameterSource
+
+    defaults = (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP, None)
+    return {
+        name: None if ctx.get_parameter_source(name) in defaults else value
+        for name, value in ctx.params.items()
+    }

@@ -264,29 +264,14 @@ def run_command(
     again resumes: finished items are kept, failed requests are asked again. Stopped with
     Ctrl-C (exit 130) or SIGTERM (exit 143), a run saves what it has and says how to resume.
     """
-    from tfce_eval.run.config import Context, ContextSpec, RunConfig
+    from tfce_eval.run.config import ContextSpec, RunConfig
     from tfce_eval.run.progress import make_progress
     from tfce_eval.run.retry import RetryPolicy
     from tfce_eval.run.runner import dump_request as request_for
     from tfce_eval.run.runner import run_eval
 
     task, data_dir = _task_data(data)
-    given = {
-        "data": data,
-        "questions": questions,
-        "answers": answers,
-        "answer_style": answer_style,
-        "categories": categories,
-        "split": split,
-        "corpus": corpus,
-        "qrels": qrels,
-        "context": None if context == Context.NONE else context,
-        "cache_dir": cache_dir,
-        "judge": judge,
-        "judge_base_url": judge_base_url,
-        "allow_self_judge": allow_self_judge,
-    }
-    refuse_other_tasks_options(task, given, {**OPTION_TASKS, **RUN_OPTION_TASKS})
+    refuse_other_tasks_options(task, table={**OPTION_TASKS, **RUN_OPTION_TASKS})
     config = RunConfig(
         model=model,
         mode=Mode(mode),

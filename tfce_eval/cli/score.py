@@ -85,7 +85,7 @@ def score_command(
 
     task = TaskKind(options["task"]) if options["task"] else None
     ref = resolve_data(options["data"], task)
-    refuse_other_tasks_options(ref.task, click.get_current_context().params)
+    refuse_other_tasks_options(ref.task)
     beside = out_beside(files, ref.task, out_given=out_dir is not None)
     out_dir = out_dir or beside
     runs: list[Path] = []

@@ -52,10 +52,10 @@ def validate_command(
 
         ref = resolve_data(data, kind)
         if ref.task is not TaskKind.FC:
-            refuse_other_tasks_options(ref.task, click.get_current_context().params)
+            refuse_other_tasks_options(ref.task)
             _validate_other(ref.directory, ref.task, split, corpus, qrels, as_json)
             return
-    refuse_other_tasks_options(TaskKind.FC, click.get_current_context().params)
+    refuse_other_tasks_options(TaskKind.FC)
     from tfce_eval.dataset.load import Dataset
     from tfce_eval.dataset.validate import validate_dataset
     from tfce_eval.exec.records import ExecOptions, default_functions_dir

@@ -42,12 +42,12 @@ class RunLock:
         self.directory = directory
         self.path = directory / LOCK_NAME
         self._fd: int | None = None
-        self._made_directory = False
+        self._made: list[Path] = []  # the directories acquire made, deepest first
 
     def acquire(self) -> None:
         """Take the lock; RunError naming the holder when another run has it."""
         try:
-            self._made_directory = not self.directory.exists()
+            self._made = _missing(self.directory)
             self.directory.mkdir(parents=True, exist_ok=True)
             while True:
                 fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
@@ -91,9 +91,11 @@ class RunLock:
         with suppress(OSError):
             self.path.unlink()
         os.close(fd)
-        if self._made_directory:
-            with suppress(OSError):  # only when the run wrote nothing there
-                self.directory.rmdir()
+        for made in self._made:  # only those the run left empty (--out too)
+            try:
+                made.rmdir()
+            except OSError:
+                break
 
     def __enter__(self) -> RunLock:
         self.acquire()
@@ -106,3 +108,13 @@ class RunLock:
         tb: TracebackType | None,
     ) -> None:
         self.release()
+
+
+def _missing(directory: Path) -> list[Path]:
+    """`directory` and those of its parents that do not exist yet, deepest first."""
+    missing = []
+    for path in (directory, *directory.parents):
+        if path.exists():
+            break
+        missing.append(path)
+    return missing
