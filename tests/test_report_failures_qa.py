@@ -321,3 +321,16 @@ def test_a_score_made_with_relative_paths_reports_from_anywhere(
     shown = {f["id"]: f for t in found["answer_types"] for f in t["shown"]}
     assert all(f["response"] is None for f in shown.values())
     assert "changed since scoring" in json.dumps(found)
+
+
+def test_a_run_with_nothing_wrong_says_so_in_a_line(tmp_path: Path) -> None:
+    data = write_data(tmp_path / "data")
+    right = [{"id": r["question_id"], "answer": r["reference_answer"]} for r in RECORDS]
+    preds = tmp_path / "right.jsonl"
+    preds.write_text("".join(json.dumps(p) + "\n" for p in right), encoding="utf-8")
+    ok("score", preds, "--data", data, "--out", tmp_path / "run")
+    table = ok("report", tmp_path / "run", "--failures", "3").stdout
+    assert f"Failures: none\nevery one of the {len(RECORDS)} items was right.\n" in table
+    md = ok("report", tmp_path / "run", "--failures", "3", "--format", "md").stdout
+    assert f"## Failures: none\n\nevery one of the {len(RECORDS)} items was right.\n" in md
+    assert "| id | field | text |" not in md

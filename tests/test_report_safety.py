@@ -133,7 +133,7 @@ def test_qa_json_keeps_the_text(qa_run: Path) -> None:
 def test_failures_of_a_qa_run_are_listed_and_prices_noted(qa_run: Path) -> None:
     plain = ok("report", qa_run)
     result = ok("report", qa_run, "--failures", "3")
-    assert result.stdout.startswith(plain.stdout) and "Failures, mc" in result.stdout
+    assert result.stdout.startswith(plain.stdout) and "Failures: none" in result.stdout
     assert result.stderr == plain.stderr == ""
     priced = ok("report", qa_run, "--price-in", "1", "--format", "md", "--data", qa_run)
     assert unfold(priced.stderr) == "note: --price-in/--price-out: for function-calling runs only"

@@ -313,3 +313,15 @@ def test_report_shows_the_answers_as_sent_from_the_files_scored(tmp_path: Path) 
     shown = run_cli("report", out, "--failures", "5", "--format", "md")
     assert shown.exit_code == 0
     assert "answer as sent" not in shown.output and "f(2 [broken" not in shown.output
+
+
+def test_an_item_without_output_is_shown_as_such(tmp_path: Path) -> None:
+    files = result_files(tmp_path / "result")
+    biggest = max(files, key=lambda f: len(f.read_text(encoding="utf-8").splitlines()))
+    kept = biggest.read_text(encoding="utf-8").splitlines(keepends=True)[1:]
+    biggest.write_text("".join(kept), encoding="utf-8")  # its first item: no output
+    out = tmp_path / "scored"
+    assert run_cli("score", *files, "--data", DATA, "--out", out).exit_code == 0
+    shown = run_cli("report", out, "--failures", "50", "--format", "md").output
+    assert "(no output for this item)" in shown
+    assert "(no calls could be decoded)" not in shown

@@ -262,6 +262,8 @@ def _tables(failures: QaRunFailures, label: str) -> list[Table]:
         ]
     tables = []
     for block in failures.types:
+        if not block.failing:
+            continue  # said once below, when no type has any
         rows: list[tuple[Cell, ...]] = [
             (f.id, field, text) for f in block.shown for field, text in f.fields()
         ]
@@ -281,6 +283,17 @@ def _tables(failures: QaRunFailures, label: str) -> list[Table]:
             notes.append(failures.note)
         note = ". ".join(notes) + "."
         tables.append(Table("failures", title, ("id", "field", "text"), tuple(rows), note))
+    if not tables:
+        right = f"every one of the {counted(sum(b.total for b in failures.types), 'item')} "
+        tables.append(
+            Table(
+                "failures",
+                f"{prefix}Failures: none",
+                ("id", "field", "text"),
+                (),
+                f"{right}was right." + (f" {failures.note}." if failures.note else ""),
+            )
+        )
     return tables
 
 

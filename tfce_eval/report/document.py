@@ -192,6 +192,11 @@ def document_renderables(doc: Document) -> list[Any]:
 
     parts: list[Any] = [rich_text(doc.title, style="bold")]
     for table in doc.tables:
+        if not table.rows:  # a heading and its note, not a header over nothing
+            parts.append(rich_text(table.title, style="table.title"))
+            if table.note:
+                parts.append(rich_text(table.note))
+            continue
         rich_table = RichTable(
             title=rich_text(table.title, style="table.title") if table.title else None,
             title_justify="left",
@@ -223,11 +228,12 @@ def render_document_markdown(doc: Document) -> str:
     for table in doc.tables:
         if table.title:
             lines += [f"## {md_cell(table.title)}", ""]
-        lines.append("| " + " | ".join(map(md_cell, table.columns)) + " |")
-        lines.append("|" + "|".join("---" for _ in table.columns) + "|")
-        for row in _rows_text(table):
-            lines.append("| " + " | ".join(map(md_cell, row)) + " |")
-        lines.append("")
+        if table.rows:
+            lines.append("| " + " | ".join(map(md_cell, table.columns)) + " |")
+            lines.append("|" + "|".join("---" for _ in table.columns) + "|")
+            for row in _rows_text(table):
+                lines.append("| " + " | ".join(map(md_cell, row)) + " |")
+            lines.append("")
         if table.note:
             lines += [md_cell(table.note), ""]
     for note in doc.notes:
@@ -269,6 +275,11 @@ def render_document_html(doc: Document) -> str:
         f"<h1>{esc(doc.title)}</h1>",
     ]
     for table in doc.tables:
+        if not table.rows:
+            out.append(f"<h2>{esc(table.title)}</h2>")
+            if table.note:
+                out.append(f'<p class="note">{esc(table.note)}</p>')
+            continue
         out.append("<table>")
         if table.title:
             out.append(f"<caption>{esc(table.title)}</caption>")

@@ -236,6 +236,8 @@ def _recorded_outputs(summary: Mapping[str, Any]) -> tuple[list[Path], list[str]
 def _received(record: ScoreRecord) -> str:
     if record.error_type is ErrorCode.REQUEST_ERROR:
         return "(the model could not be asked)"
+    if record.details.get("missing"):
+        return "(no output for this item)"
     calls = record.details.get("calls")
     return "(no calls could be decoded)" if calls is None else format_calls(calls)
 
