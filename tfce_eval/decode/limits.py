@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import NoReturn
 
 #: Largest integer accepted anywhere in an answer, in decimal digits.
 MAX_INT_DIGITS = 1000
@@ -35,40 +34,6 @@ class DecodeLimits:
 
 class DecodeError(Exception):
     """A parse_error; its text is the message the user sees."""
-
-
-#: Bytes of JSON text per character of an answer that an outputs line may take: the longest
-#: a character can be written is 12 (`\ud83d\ude00`), the rest is room for the line's other
-#: members. A longer line cannot hold an answer within `max_chars`, whatever else it holds.
-LINE_BYTES_PER_CHAR = 16
-
-
-def answer_line_bytes(limits: DecodeLimits) -> int:
-    """The longest outputs line whose answer is read (32,000,000 bytes by default)."""
-    return LINE_BYTES_PER_CHAR * limits.max_chars
-
-
-def line_too_long(size: int, limits: DecodeLimits) -> str:
-    """The parse_error of an answer whose line is `size` bytes, over `answer_line_bytes`."""
-    return (
-        f"answer too large: its line is {size} bytes, more than the "
-        f"{answer_line_bytes(limits)} an answer of {limits.max_chars} characters can take"
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class Unread:
-    """An answer refused unread (its line is too long), where the answer would be in an
-    outputs record: decoding it is the parse_error `reason` (the decoder takes it for an SDK
-    object, and its `model_dump` refuses)."""
-
-    reason: str
-
-    def model_dump(self, **_: object) -> NoReturn:
-        raise DecodeError(self.reason)
-
-    def __repr__(self) -> str:
-        return f"<not read: {self.reason}>"
 
 
 def too_many(limits: DecodeLimits) -> str:

@@ -2,11 +2,11 @@
 
 Every read of JSON from a file in tfce-eval goes through here, bounded by `JsonLimits`: a
 line (or a whole document) of at most `max_bytes`, arrays and objects nested at most
-`max_depth` deep (checked before `json` parses anything, by a scan whose loops are in C:
-`depth`), integers within Python's digit limit. Whatever breaks a limit, or is not UTF-8
-or not JSON, becomes a `Record` with an `error` and a `hint` naming the line (and column),
-or a `JsonRefused` (`JsonRefused.error`: the DataError that stops a command); never a
-RecursionError or a traceback.
+`max_depth` deep (checked by a linear scan before `json` parses anything), integers within
+Python's digit limit. Whatever breaks a limit, or is not UTF-8 or not JSON, becomes a
+`Record` with an `error` and a `hint` naming the line (and column), or a `JsonRefused`
+(`JsonRefused.error`: the DataError that stops a command); never a RecursionError or a
+traceback.
 
 - `JsonLines` (`files`): one pass over a JSON Lines file, a `Record` per non-blank line
   with its byte offset and line number, or (`entries`) each value or its `JsonRefused`;
@@ -15,8 +15,7 @@ RecursionError or a traceback.
 - `read_document` and `read_json` (`files`): a file that is one JSON document, read whole
   within `max_bytes`, as its bytes or its value.
 - `parse_json` (`values`): one bounded JSON value from bytes (dataset files that are one
-  document use it, see `tfce_eval.dataset.files`), or its `Outline`: the value without
-  the objects inside it built, for what only its top matters to.
+  document use it, see `tfce_eval.dataset.files`).
 
 Text must be UTF-8; a byte-order mark at the start is tolerated.
 """
@@ -37,7 +36,6 @@ from tfce_eval.jsonl.values import (
     DEFAULT_LIMITS,
     JsonLimits,
     JsonRefused,
-    Outline,
     json_type,
     parse_json,
 )
@@ -49,7 +47,6 @@ __all__ = [
     "JsonLines",
     "JsonRefused",
     "LineReader",
-    "Outline",
     "Record",
     "Row",
     "json_type",

@@ -76,12 +76,9 @@ def _note_carriage_returns(exc: JsonRefused, raw: bytes) -> None:
         exc.hint = "save the file with LF (or CRLF) line ends: CR alone does not end a line"
 
 
-def _parse_row(
-    raw: bytes, line: int, offset: int, limits: JsonLimits, outline_from: int | None = None
-) -> Row:
-    outline = outline_from is not None and len(raw) >= outline_from
+def _parse_row(raw: bytes, line: int, offset: int, limits: JsonLimits) -> Row:
     try:
-        return (line, offset, parse_json(raw, limits, outline=outline), None, None)
+        return (line, offset, parse_json(raw, limits), None, None)
     except JsonRefused as exc:
         _note_carriage_returns(exc, raw)
         return (line, offset, None, exc.at_column(), exc.hint)
@@ -95,9 +92,6 @@ class JsonLines:
     has ended (`torn_tail`: whether there was one). A line with carriage returns inside is
     never taken for a torn tail. DataError (naming the file) when the file cannot be opened.
     `lines` counts the lines read (blank ones too) once the pass has ended.
-
-    `outline_from`: the value of a line of at least that many bytes is read in outline, an
-    `Outline` (`rows` only: the objects inside it are not built).
     """
 
     def __init__(
@@ -106,12 +100,10 @@ class JsonLines:
         *,
         limits: JsonLimits = DEFAULT_LIMITS,
         torn_tail_ok: bool = False,
-        outline_from: int | None = None,
     ) -> None:
         self.path = path
         self.limits = limits
         self.torn_tail_ok = torn_tail_ok
-        self.outline_from = outline_from
         self.torn_line: int | None = None
         self.lines = 0
         self._hasher = hashlib.sha256()
@@ -136,7 +128,7 @@ class JsonLines:
                 long = self._too_long(number)
                 yield (number, start, None, long.what, long.hint)
                 continue
-            record = _parse_row(raw, number, start, self.limits, self.outline_from)
+            record = _parse_row(raw, number, start, self.limits)
             if record[3] is not None and self._torn(raw, number):
                 return
             yield record

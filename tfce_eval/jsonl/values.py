@@ -10,17 +10,19 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import DataError
-from tfce_eval.jsonl.depth import too_deep
 
 _LINE_HINT = "write one complete JSON object per line"
 #: The fix offered for a value (or line, or document) over `max_bytes`.
 TOO_LARGE_FIX = "shorten it: a record this large is not something tfce-eval reads"
+# A JSON string as one token (possessive: linear on any input), or a bracket.
+_DEPTH_TOKEN = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}]', re.DOTALL)
+_OPEN = frozenset(b"[{")
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,31 +100,25 @@ def _position(raw: bytes, index: int) -> tuple[int, int]:
     return raw.count(b"\n", 0, index) + 1, index - line_start + 1
 
 
-@dataclass(frozen=True, slots=True)
-class Outline:
-    """A JSON value read in outline (`parse_json(..., outline=True)`): `value` is the value
-    with every object inside it (at any depth) replaced by its number of members, so that
-    what is None, true or false, empty or not stays so; an object at the top is a dict of
-    its members (the last of a repeated key counts, as in `json`). `size`: its bytes."""
+def _too_deep(raw: bytes, limit: int) -> int | None:
+    """Where nesting first goes deeper than `limit`, or None; linear, no recursion."""
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return None  # cannot nest deeper than it has brackets: the usual line, decided in C
+    depth = 0
+    for match in _DEPTH_TOKEN.finditer(raw):
+        first = raw[match.start()]
+        if first in _OPEN:
+            depth += 1
+            if depth > limit:
+                return match.start()
+        elif first != 0x22:  # a closing bracket (0x22 is '"', a string)
+            depth -= 1
+    return None
 
-    value: Any
-    size: int
 
-
-def parse_json(
-    raw: bytes,
-    limits: JsonLimits = DEFAULT_LIMITS,
-    hint: str = _LINE_HINT,
-    *,
-    outline: bool = False,
-) -> Any:
+def parse_json(raw: bytes, limits: JsonLimits = DEFAULT_LIMITS, hint: str = _LINE_HINT) -> Any:
     """One JSON value from UTF-8 bytes (a BOM allowed), or JsonRefused saying why not and
-    where (`hint` is the fix offered for a syntax error).
-
-    `outline`: an `Outline` of the value instead, which builds no object below the top
-    (a line of a million calls in a fraction of the time and memory); every verdict on the
-    bytes (limits, syntax, encoding) is the same.
-    """
+    where (`hint` is the fix offered for a syntax error)."""
     if len(raw) > limits.max_bytes:
         raise JsonRefused(
             f"{len(raw)} bytes, more than the limit of {limits.max_bytes}",
@@ -143,7 +139,7 @@ def parse_json(
         text = ""
     if not text and raw:
         text = _decode_sig(raw)
-    deep = too_deep(raw, limits.max_depth)
+    deep = _too_deep(raw, limits.max_depth)
     if deep is not None:
         line, column = _position(raw, deep)
         raise JsonRefused(
@@ -154,18 +150,7 @@ def parse_json(
             syntax=False,
             limit="depth",
         )
-    if not outline:
-        return _loads(text, hint)
-    tops: list[list[tuple[str, Any]]] = []
-
-    def members(pairs: list[tuple[str, Any]]) -> int:
-        tops[:] = (pairs,)  # the object that ends last is the one at the top, if any
-        return len(pairs)
-
-    value = _loads(text, hint, members)
-    if tops and _TOP_OBJECT.match(text):
-        value = dict(tops[0])
-    return Outline(value, len(raw))
+    return _loads(text, hint)
 
 
 def _decode_sig(raw: bytes) -> str:
@@ -188,23 +173,17 @@ def _decode_sig(raw: bytes) -> str:
 #: failure) goes to `json.loads` itself, which decides and words it as ever.
 _RAW_DECODE = json.JSONDecoder().raw_decode
 _LINE_ENDS = ("", "\n", "\r\n")
-#: Text whose value (once it parsed) is an object: JSON's whitespace, then a brace.
-_TOP_OBJECT = re.compile(r"[ \t\n\r]*+\{")
 
 
-def _loads(text: str, hint: str, members: Callable[[list[Any]], Any] | None = None) -> Any:
-    """The value of `text`; `members`: json's object_pairs_hook, if any."""
-    raw_decode = (
-        _RAW_DECODE if members is None else json.JSONDecoder(object_pairs_hook=members).raw_decode
-    )
+def _loads(text: str, hint: str) -> Any:
     try:
-        value, end = raw_decode(text)
+        value, end = _RAW_DECODE(text)
         if text[end:] in _LINE_ENDS:
             return value
     except (ValueError, RecursionError):
         pass
     try:
-        return json.loads(text, object_pairs_hook=members)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         # "Invalid control character at": the position follows as "(column N)".
         msg = exc.msg.removesuffix(" at")

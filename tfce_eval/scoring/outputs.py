@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from tfce_eval.dataset.paths import recorded
-from tfce_eval.decode.limits import DecodeLimits, Unread, answer_line_bytes, line_too_long
 from tfce_eval.errors import DataError
-from tfce_eval.jsonl import JsonLines, LineReader, Outline, Record, json_type, torn_line_warning
+from tfce_eval.jsonl import JsonLines, LineReader, Record, json_type, torn_line_warning
 from tfce_eval.words import counted
 
 __all__ = [
@@ -35,11 +34,6 @@ __all__ = [
 
 #: Outputs files up to this size in all are kept parsed in memory while they are scored.
 KEEP_PARSED_BYTES = 8 * 1024 * 1024
-#: In larger files, lines of at least this size are indexed in outline (`Outline`): the
-#: index needs their top only, and the answer is parsed when its item is scored.
-OUTLINE_FROM = 1024 * 1024
-#: The decoder's bounds, which say how long a line can be and still hold an answer.
-_DECODE_LIMITS = DecodeLimits()
 
 #: The keys that hold an answer (docs/decoding.md 4.2); a line with none of them but an
 #: `error` is a request error: the model could not be asked.
@@ -102,11 +96,6 @@ class OutputsIndex:
     errors); `replaced_answers`: ids whose last line is a request error after an answer
     (`run` never writes one; a file from elsewhere may). Both in the order they were found.
 
-    `unread`: ids whose line that counts is longer than any answer can take
-    (`decode.limits.answer_line_bytes`), each with its parse_error: such a line is checked
-    as JSON and its id read, but its answer is never built; reading the id gives a record
-    whose `raw` is an `Unread`, which the decoder refuses with that message.
-
     `path` is the first file; `files` every file read, in order. With several files,
     `file_of` says which file holds each id's line and `places` lists every line, as
     (file index, line), of the ids in `duplicates` and `replaced_answers`.
@@ -123,7 +112,6 @@ class OutputsIndex:
     files: tuple[OutputsFile, ...] = ()
     file_of: Mapping[str, int] | None = None
     places: Mapping[str, tuple[tuple[int, int], ...]] | None = None
-    unread: Mapping[str, str] | None = None
 
     def path_of(self, item_id: str) -> Path:
         """The file that holds the line of `item_id` that counts."""
@@ -181,17 +169,12 @@ class OutputsIndex:
     @contextmanager
     def reader(self) -> Iterator[Callable[[str], dict[str, Any]]]:
         """`with index.reader() as read: read(item_id)`: one open file for many reads."""
-        unread = self.unread or {}
-        if self.held is not None and not unread:
+        if self.held is not None:
             yield self.held.__getitem__
             return
         with LineReader() as lines:
 
             def read(item_id: str) -> dict[str, Any]:
-                if item_id in unread:
-                    return {"id": item_id, "raw": Unread(unread[item_id])}
-                if self.held is not None:
-                    return self.held[item_id]
                 offset, line_no = self.offsets[item_id]
                 path = self.path_of(item_id)
                 try:
@@ -245,18 +228,11 @@ def index_outputs_files(paths: Sequence[Path], *, tolerate_torn_tail: bool = Fal
     places: dict[str, list[tuple[int, int]]] = {}
     size = sum(_size(path) for path in paths)
     held: dict[str, dict[str, Any]] | None = {} if size <= KEEP_PARSED_BYTES else None
-    outline_from = None if held is not None else OUTLINE_FROM
-    longest = answer_line_bytes(_DECODE_LIMITS)
-    unread: dict[str, str] = {}
     files: list[OutputsFile] = []
     for number, path in enumerate(paths):
-        lines = JsonLines(path, torn_tail_ok=tolerate_torn_tail, outline_from=outline_from)
+        lines = JsonLines(path, torn_tail_ok=tolerate_torn_tail)
         for row in lines.rows():
             line, offset, obj, error, _ = row
-            too_long = None
-            if type(obj) is Outline:
-                obj, too_long = obj.value, obj.size if obj.size > longest else None
-                row = (line, offset, obj, error, None)
             if error is not None or type(obj) is not dict:
                 obj = json_object(Record(*row), path)  # raises, naming the line
             item_id = obj.get("id")
@@ -278,11 +254,7 @@ def index_outputs_files(paths: Sequence[Path], *, tolerate_torn_tail: bool = Fal
             offsets[key] = (offset, line)
             if file_of is not None:
                 file_of[key] = number
-            if too_long is not None:
-                unread[key] = line_too_long(too_long, _DECODE_LIMITS)
-            else:
-                unread.pop(key, None)
-            if is_request_error(obj) and too_long is None:
+            if is_request_error(obj):
                 failed.add(key)
             else:
                 failed.discard(key)
@@ -301,5 +273,4 @@ def index_outputs_files(paths: Sequence[Path], *, tolerate_torn_tail: bool = Fal
         files=tuple(files),
         file_of=file_of,
         places={k: tuple(places[k]) for k in (*duplicates, *replaced)} if several else None,
-        unread=unread or None,
     )
