@@ -330,7 +330,7 @@ def test_a_run_with_nothing_wrong_says_so_in_a_line(tmp_path: Path) -> None:
     preds.write_text("".join(json.dumps(p) + "\n" for p in right), encoding="utf-8")
     ok("score", preds, "--data", data, "--out", tmp_path / "run")
     table = ok("report", tmp_path / "run", "--failures", "3").stdout
-    assert f"Failures: none\nevery one of the {len(RECORDS)} items was right.\n" in table
+    assert f"Failures: none\nEvery one of the {len(RECORDS)} items was right.\n" in table
     md = ok("report", tmp_path / "run", "--failures", "3", "--format", "md").stdout
-    assert f"## Failures: none\n\nevery one of the {len(RECORDS)} items was right.\n" in md
+    assert f"## Failures: none\n\nEvery one of the {len(RECORDS)} items was right.\n" in md
     assert "| id | field | text |" not in md

@@ -178,6 +178,23 @@ def test_a_run_file_moved_with_its_directory_is_found(run: Path, tmp_path: Path)
     assert found["note"] is None and found["shown"][0]["top"][0]["docid"] == "p2_1"
 
 
+def test_another_file_where_the_run_was_is_not_shown_as_its_ranking(
+    run: Path, tmp_path: Path
+) -> None:
+    """The summary keeps the run file's digest: a different file put where the scored one
+    was is passed over for the copy that moved with the directory, and with no such copy
+    no ranking is shown."""
+    shutil.copy(tmp_path / "run.trec", run / "run.trec")
+    other = {**RANKED, "q2": [("p1_0", 5.0), ("p2_1", 1.0)]}
+    write_trec_run(tmp_path / "run.trec", other)  # the same entries, another ranking
+    (found,) = failures(run, 1)
+    assert found["note"] is None and found["shown"][0]["top"][0]["docid"] == "p2_1"
+    (run / "run.trec").unlink()
+    (found,) = failures(run, 1)
+    assert found["shown"][0]["top"] is None
+    assert "changed since scoring" in found["note"]
+
+
 def test_data_that_cannot_be_loaded_is_exit_1(run: Path, tmp_path: Path) -> None:
     result = invoke("report", run, "--failures", "1", "--data", tmp_path / "nowhere")
     assert result.exit_code == 1 and result.stdout == ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 from pathlib import Path
 
@@ -89,6 +90,7 @@ def test_score_writes_scores_and_summary(tmp_path: Path) -> None:
         "form": "trec",
         "queries": 3,
         "entries": 6,
+        "sha256": hashlib.sha256((tmp_path / "run.trec").read_bytes()).hexdigest(),
     }
     assert summary["interval"]["resamples"] == 10_000
     assert not list(out.glob(".*tmp"))

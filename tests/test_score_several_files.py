@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -325,3 +326,16 @@ def test_an_item_without_output_is_shown_as_such(tmp_path: Path) -> None:
     shown = run_cli("report", out, "--failures", "50", "--format", "md").output
     assert "(no output for this item)" in shown
     assert "(no calls could be decoded)" not in shown
+
+
+def test_relative_paths_are_recorded_absolute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copytree(DATA, tmp_path / "data")
+    result_files(tmp_path / "result")
+    monkeypatch.chdir(tmp_path)
+    files = sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "result").iterdir())
+    assert run_cli("score", *files, "--data", "data", "--out", "scored").exit_code == 0
+    summary = json.loads((tmp_path / "scored" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["dataset"]["path"] == str(tmp_path / "data")
+    assert [f["path"] for f in summary["outputs"]["files"]] == [str(tmp_path / f) for f in files]

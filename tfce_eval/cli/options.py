@@ -310,6 +310,8 @@ RUN_OPTION_TASKS: dict[str, tuple[str, tuple[TaskKind, ...]]] = {
     "--context": ("context", (TaskKind.QA,)),
     "--corpus": ("corpus", (TaskKind.QA,)),  # the dataset --context bm25 searches
     "--cache-dir": ("cache_dir", (TaskKind.QA,)),
+    "--tool-choice": ("tool_choice", (TaskKind.FC,)),  # a QA run forces its answer tool
+    "--no-parallel-tool-calls": ("no_parallel_tool_calls", (TaskKind.FC,)),
 }
 
 

@@ -27,7 +27,7 @@ from tfce_eval.qa.predictions import LIMITS
 from tfce_eval.qa.records import QaScore
 from tfce_eval.qa.runs import QaRun
 from tfce_eval.report.document import Cell, Document, Table, clip, run_letters
-from tfce_eval.scoring.rundir import OUTPUTS
+from tfce_eval.scoring.rundir import OUTPUTS, scored_file
 from tfce_eval.words import counted
 
 #: Longest text shown for one question, reference, answer or response.
@@ -170,10 +170,12 @@ def _scored_file(run: QaRun) -> tuple[Path | None, str]:
     if not isinstance(predictions, dict) or not predictions.get("path"):
         # A model run: its answers are the directory's own outputs.jsonl.
         return ((run.path / OUTPUTS) if (run.path / OUTPUTS).is_file() else None), ""
-    path = Path(str(predictions["path"]))
-    if not path.is_file() and (run.path / path.name).is_file():
-        path = run.path / path.name  # scored beside it, then moved with the directory
-    return (path if path.is_file() else None), str(predictions.get("sha256") or "")
+    sha = str(predictions.get("sha256") or "")
+    path, _ = scored_file(str(predictions["path"]), run.path, sha)
+    if path is None:  # gone, or changed: named by the note of `responses`
+        recorded = Path(str(predictions["path"]))
+        path = recorded if recorded.is_file() else None
+    return path, sha
 
 
 def responses(run: QaRun, ids: Collection[str]) -> tuple[dict[str, str], str | None]:
@@ -284,7 +286,7 @@ def _tables(failures: QaRunFailures, label: str) -> list[Table]:
         note = ". ".join(notes) + "."
         tables.append(Table("failures", title, ("id", "field", "text"), tuple(rows), note))
     if not tables:
-        right = f"every one of the {counted(sum(b.total for b in failures.types), 'item')} "
+        right = f"Every one of the {counted(sum(b.total for b in failures.types), 'item')} "
         tables.append(
             Table(
                 "failures",

@@ -24,6 +24,7 @@ from tfce_eval.retrieval.ranking import RunForm
 from tfce_eval.retrieval.records import id_key
 from tfce_eval.retrieval.runs import dataset_run, read_run
 from tfce_eval.retrieval.score import ScoredRun
+from tfce_eval.scoring.rundir import scored_file
 
 #: How many of a query's documents are shown: the top of its ranking, and the relevant
 #: documents it lacks.
@@ -120,13 +121,10 @@ def _run_file(run: ScoredRun) -> tuple[Path | None, RunForm | None, str]:
         return None, None, "the summary names no run file"
     if form is RunForm.DATASET:
         return None, form, ""
-    text = str(recorded.get("path") or "")
-    path = Path(text)
-    if text and not path.is_file() and run.path is not None and (run.path / path.name).is_file():
-        path = run.path / path.name  # scored beside it, then moved with the directory
-    if not text or not path.is_file():
-        return None, form, f"the run file {text or '(none)'} is gone"
-    return path, form, ""
+    path, why = scored_file(
+        str(recorded.get("path") or ""), run.path, str(recorded.get("sha256") or "")
+    )
+    return path, form, "" if path is not None else f"the run file: {why}"
 
 
 def rankings(

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from tfce_eval.dataset.paths import recorded
 from tfce_eval.errors import UsageError
 from tfce_eval.model import TaskKind
 from tfce_eval.providers import Mode, Provider
@@ -163,7 +164,7 @@ def qa_plan(config: RunConfig, run_dir: RunDir) -> tuple[Provider, Plan]:
         identity=run_identity(
             dataset.sha256, provider, config, ids, _answer_types(dataset, ids), spec.to_json()
         ),
-        dataset_path=str(config.data),
+        dataset_path=str(recorded(config.data)),
         settings=_settings(config),
         asker=QaAsker(config.mode, spec.kind),
         items=items,

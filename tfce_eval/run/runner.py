@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tfce_eval.dataset.load import Dataset, load_dataset
+from tfce_eval.dataset.paths import recorded
 from tfce_eval.errors import UsageError, refuse_running_loop
 from tfce_eval.model import CATEGORY_ORDER, Category, ErrorCode, TaskKind
 from tfce_eval.providers import Provider
@@ -210,9 +211,7 @@ def _fc_plan(
     plan = Plan(
         ids=ids,
         identity=run_identity(dataset.sha256, provider, config, ids, _categories(dataset, ids)),
-        dataset_path=str(dataset.root)
-        if dataset.root
-        else [str(p) for p in dataset.question_files],
+        dataset_path=recorded(dataset.root) or [str(recorded(p)) for p in dataset.question_files],
         settings=_settings(config),
         asker=FcAsker(config.mode),
         items=lambda todo: dataset.iter_items(ids=todo),

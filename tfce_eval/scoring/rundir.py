@@ -12,6 +12,7 @@ from here).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -267,3 +268,34 @@ def truncate_torn_tail(path: Path) -> bool:
         fh.flush()
         os.fsync(fh.fileno())
         return True
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes, read in blocks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def scored_file(recorded: str, run_dir: Path | None, sha256: str) -> tuple[Path | None, str]:
+    """The file a score read, found again: where it was (`recorded`), else beside the run
+    directory under its name (a directory moved with the file), the first whose bytes are
+    still those scored when `sha256` is known. (None, why) when there is none."""
+    if not recorded:
+        return None, "the summary names no file"
+    where = Path(recorded)
+    candidates = [where] + ([run_dir / where.name] if run_dir is not None else [])
+    found = [path for path in candidates if path.is_file()]
+    if not found:
+        return None, f"{recorded} is gone"
+    if not sha256:  # a summary written before digests were recorded
+        return found[0], ""
+    for path in found:
+        try:
+            if file_sha256(path) == sha256:
+                return path, ""
+        except OSError:
+            continue
+    return None, f"{found[0]} changed since scoring"

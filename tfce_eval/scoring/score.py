@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tfce_eval.check.item import answer_and_truth, check_item, truth_as_answer
 from tfce_eval.dataset.load import Dataset
+from tfce_eval.dataset.paths import recorded
 from tfce_eval.decode.answer import decode_output
 from tfce_eval.errors import DataError, HarnessError, TfceError
 from tfce_eval.model import CATEGORY_ORDER, DecodeResult, ErrorCode, Item, ScoreRecord, Verdict
@@ -371,7 +372,7 @@ def score_outputs(
         records = keeper.records
         extra: dict[str, Any] = dict(options.to_json())
         extra["dataset"] = {
-            "path": None if dataset.root is None else str(dataset.root),
+            "path": recorded(dataset.root),
             "sha256": dataset.sha256,
         }
         extra["outputs"] = index.describe()
