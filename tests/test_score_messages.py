@@ -457,3 +457,12 @@ def test_a_run_refused_leaves_no_directory_it_made(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2, result.output
     assert not (tmp_path / "new").exists()
+
+
+def test_a_typed_builtin_tfce_is_named_as_given_not_as_the_default(perfect: Path) -> None:
+    result = run_cli("score", perfect, "--data", "builtin:tfce", "--split", "test")
+    assert result.exit_code == 2, result.output
+    assert unfold(result.stderr) == (
+        "error: --split is for retrieval and question-answering datasets; --data is a "
+        "function-calling dataset"
+    )

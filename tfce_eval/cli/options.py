@@ -352,7 +352,10 @@ def _given_params(ctx: click.Context) -> dict[str, Any]:
     from click.core import ParameterSource
 
     defaults = (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP, None)
-    return {
+    given = {
         name: None if ctx.get_parameter_source(name) in defaults else value
         for name, value in ctx.params.items()
     }
+    if "data" in given and ctx.get_parameter_source("data") not in defaults:
+        given["data"] = given["data"] or "builtin:tfce"  # typed, though read as no directory
+    return given
