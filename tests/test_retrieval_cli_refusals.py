@@ -190,7 +190,7 @@ def test_an_unknown_split_is_a_usage_error_everywhere(tmp_path: Path, command: s
         ),
         (
             ("--data", "builtin:tfce", "--corpus", "documents"),
-            "--corpus is for retrieval datasets; builtin:tfce",
+            "--corpus is for retrieval datasets; --data is a function-calling dataset",
         ),
         (
             ("--data", "builtin:qasper-rag", "--functions", "."),
