@@ -372,8 +372,9 @@ def test_options_of_another_task_are_refused_not_ignored(
         ),
         (
             ("--split", "test", "--judge", "openai/j"),
-            "error: --split is for retrieval and question-answering datasets; builtin:tfce "
-            "(the default --data) is a function-calling dataset",
+            "error: --split is for retrieval and question-answering datasets; --judge is for "
+            "question-answering datasets; builtin:tfce (the default --data) is a "
+            "function-calling dataset",
         ),
         (
             (*QNA, "--category", "simple"),
@@ -465,4 +466,16 @@ def test_a_typed_builtin_tfce_is_named_as_given_not_as_the_default(perfect: Path
     assert unfold(result.stderr) == (
         "error: --split is for retrieval and question-answering datasets; --data is a "
         "function-calling dataset"
+    )
+
+
+def test_every_option_of_another_task_is_named_at_once(tmp_path: Path) -> None:
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text('{"id": "x", "answer": "A"}\n', encoding="utf-8")
+    args = ("--check", "ast", "--coerce-strings", "--corpus", "y", "--measures", "x")
+    result = run_cli("score", preds, *QNA, *args)
+    assert result.exit_code == 2, result.output
+    assert unfold(result.stderr) == (
+        "error: --check and --coerce-strings are for function-calling datasets; --corpus "
+        "and --measures are for retrieval datasets; --data is a question-answering dataset"
     )

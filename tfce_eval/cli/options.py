@@ -323,8 +323,8 @@ def refuse_other_tasks_options(
     """UsageError when an option given (on the command line or from the environment, not
     by its default: by default, the current command's options) is for datasets of other
     tasks than `task` (by `table`), e.g. `--split is for retrieval and question-answering
-    datasets; --data is a function-calling dataset`. Options for the same tasks are
-    named together. In `params` (click's values by name), absent, None, empty or False is
+    datasets; --data is a function-calling dataset`: every option refused, those for the
+    same tasks named together. In `params` (click's values by name), absent, None, empty or False is
     not given."""
     from tfce_eval.errors import UsageError
 
@@ -337,13 +337,16 @@ def refuse_other_tasks_options(
     ]
     if not given:
         return
-    tasks = given[0][1]
-    flags = [flag for flag, those in given if those == tasks]
-    named = " and ".join([", ".join(flags[:-1]), flags[-1]] if len(flags) > 1 else flags)
-    verb = "is" if len(flags) == 1 else "are"
-    kinds = " and ".join(TASK_WORDS[t] for t in tasks)
+    groups: dict[tuple[TaskKind, ...], list[str]] = {}
+    for flag, tasks in given:
+        groups.setdefault(tasks, []).append(flag)
+    said = []
+    for tasks, flags in groups.items():
+        named = " and ".join([", ".join(flags[:-1]), flags[-1]] if len(flags) > 1 else flags)
+        verb = "is" if len(flags) == 1 else "are"
+        said.append(f"{named} {verb} for {' and '.join(TASK_WORDS[t] for t in tasks)} datasets")
     data = "--data" if params.get("data") is not None else "builtin:tfce (the default --data)"
-    raise UsageError(f"{named} {verb} for {kinds} datasets; {data} is a {TASK_WORDS[task]} dataset")
+    raise UsageError(f"{'; '.join(said)}; {data} is a {TASK_WORDS[task]} dataset")
 
 
 def _given_params(ctx: click.Context) -> dict[str, Any]:
