@@ -88,6 +88,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> "Any":
+    # tfce_eval.lazy's, written out: importing the package imports no other module at all.
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -7,8 +7,9 @@ ground-truth styles, where the built-in datasets live, and `validate`.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tfce_eval.lazy import lazy_names
 
 if TYPE_CHECKING:
     from tfce_eval.dataset.load import Dataset, load_dataset, scan_dataset
@@ -31,8 +32,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_names(__name__, _LAZY)

@@ -15,8 +15,9 @@ import importlib
 from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from tfce_eval.lazy import lazy_names
 from tfce_eval.model import parse_choice
 
 if TYPE_CHECKING:
@@ -54,11 +55,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_names(__name__, _LAZY)
 
 
 class ReportFormat(StrEnum):
