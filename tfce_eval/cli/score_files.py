@@ -68,19 +68,12 @@ def refuse_another_runs_directory(target: Path | None, files: list[Path]) -> Non
         return
     # A retrieval run in JSON may itself be called run.json: then it is no run's record.
     own = [target / OUTPUTS, target / RUN_TREC, target / RUN_JSON]
-    if len(files) == 1 and any(_same(files[0], path) for path in own):
+    if len(files) == 1 and _identity(files[0]) in {_identity(path) for path in own}:
         return
     raise UsageError(
         f"{target} holds a run (run.json) whose answers are not the FILE given: its "
         "report would name that run's model; give another --out"
     )
-
-
-def _same(a: Path, b: Path) -> bool:
-    try:
-        return a.samefile(b)
-    except OSError:
-        return False
 
 
 def _identity(path: Path) -> tuple[int, int] | Path:
