@@ -27,7 +27,7 @@ from tfce_eval.model import (
 from tfce_eval.report.runs import RunView
 from tfce_eval.report.source import FailureSource
 from tfce_eval.scoring.outputs import index_outputs_files
-from tfce_eval.scoring.rundir import RunDir
+from tfce_eval.scoring.rundir import RunDir, scored_file
 from tfce_eval.words import of_failing
 
 #: Longest text shown for one question, call list or raw answer.
@@ -179,17 +179,13 @@ def format_question(question: Any) -> str:
 
 
 def _raw_answers(run: RunView, ids: set[str]) -> dict[str, str]:
-    """The stored answers of undecodable items: from the run's outputs file if it has one,
-    else from the files the summary says were scored, when they are still what was scored
-    (the same SHA-256); none otherwise."""
+    """The stored answers of undecodable items, from the files the run was scored from
+    while they are still what was scored; none otherwise."""
     paths = _outputs_files(run) if ids else []
     if not paths:
         return {}
     try:
         index = index_outputs_files(paths, tolerate_torn_tail=True)
-        recorded = _recorded_outputs(run.summary)
-        if recorded is not None and [f.sha256 for f in index.files] != recorded[1]:
-            return {}  # changed since the score: its lines may not be the answers scored
         wanted = [i for i in ids if i in index.offsets]
         found: dict[str, str] = {}
         for item_id, record in index.read_many(wanted):
@@ -202,35 +198,41 @@ def _raw_answers(run: RunView, ids: set[str]) -> dict[str, str]:
 
 
 def _outputs_files(run: RunView) -> list[Path]:
+    """The files summary.json's `outputs` names (docs/files.md 8.4), each found where it
+    was or beside the moved run directory, the same bytes as scored; none when one is
+    not. A summary that names none (written before it did): the run's outputs.jsonl."""
     if run.path is None:
         return []
-    own = RunDir(run.path).outputs
-    if own.is_file():
-        return [own]
     recorded = _recorded_outputs(run.summary)
-    if recorded is None or not all(path.is_file() for path in recorded[0]):
-        return []
-    return recorded[0]
+    if recorded is None:
+        own = RunDir(run.path).outputs
+        return [own] if own.is_file() else []
+    found = []
+    for path, sha256 in recorded:
+        file, _ = scored_file(path, run.path, sha256)
+        if file is None:
+            return []  # gone, or changed: its lines may not be the answers scored
+        found.append(file)
+    return found
 
 
-def _recorded_outputs(summary: Mapping[str, Any]) -> tuple[list[Path], list[str]] | None:
-    """The files summary.json's `outputs` names, and their digests (docs/files.md 8.4)."""
+def _recorded_outputs(summary: Mapping[str, Any]) -> list[tuple[str, str]] | None:
+    """(path, SHA-256) of each file summary.json's `outputs` names; None when it names none."""
     outputs = summary.get("outputs")
     if not isinstance(outputs, Mapping):
         return None
     entries = outputs.get("files", [outputs])
     if not isinstance(entries, list):
         return None
-    paths, digests = [], []
+    recorded = []
     for entry in entries:
         if not isinstance(entry, Mapping):
             return None
         path, digest = entry.get("path"), entry.get("sha256")
         if not isinstance(path, str) or not isinstance(digest, str):
             return None
-        paths.append(Path(path))
-        digests.append(digest)
-    return paths, digests
+        recorded.append((path, digest))
+    return recorded
 
 
 def _received(record: ScoreRecord) -> str:
