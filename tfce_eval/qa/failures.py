@@ -164,30 +164,28 @@ class QuestionSource:
         return found, None
 
 
-def _scored_file(run: QaRun) -> tuple[Path | None, str]:
-    """The file the run's answers were scored from, and the digest recorded for it."""
+def _scored_file(run: QaRun) -> tuple[Path | None, str | None]:
+    """The file the run's answers were scored from, still the bytes scored; or None and
+    why its responses are not shown."""
     predictions = run.summary.get("predictions")
     if not isinstance(predictions, dict) or not predictions.get("path"):
         # A model run: its answers are the directory's own outputs.jsonl.
-        return ((run.path / OUTPUTS) if (run.path / OUTPUTS).is_file() else None), ""
+        return ((run.path / OUTPUTS) if (run.path / OUTPUTS).is_file() else None), None
     sha = str(predictions.get("sha256") or "")
-    path, _ = scored_file(str(predictions["path"]), run.path, sha)
-    if path is None:  # gone, or changed: named by the note of `responses`
-        recorded = Path(str(predictions["path"]))
-        path = recorded if recorded.is_file() else None
-    return path, sha
+    path, why = scored_file(str(predictions["path"]), run.path, sha)
+    # A changed file's lines may be other answers than those scored.
+    return path, None if path is not None else f"responses not shown: {why}"
 
 
 def responses(run: QaRun, ids: Collection[str]) -> tuple[dict[str, str], str | None]:
     """The model's response texts of these items from the scored file (the last line of an
-    id counts, as in scoring), and a note when the file is unreadable or has changed."""
-    path, sha = _scored_file(run)
+    id counts, as in scoring), and a note when the file is gone, changed or unreadable."""
+    path, note = _scored_file(run)
     if path is None or not ids:
-        return {}, None
+        return {}, note
     found: dict[str, str] = {}
-    lines = JsonLines(path, limits=LIMITS, torn_tail_ok=True)
     try:
-        for _, value, _ in lines.entries():
+        for _, value, _ in JsonLines(path, limits=LIMITS, torn_tail_ok=True).entries():
             if not isinstance(value, dict):
                 continue
             item_id = value.get("id", value.get("question_id"))
@@ -199,9 +197,6 @@ def responses(run: QaRun, ids: Collection[str]) -> tuple[dict[str, str], str | N
                     found.pop(str(item_id), None)
     except (DataError, OSError) as exc:
         return {}, f"responses unavailable, {exc}".splitlines()[0]
-    if sha and lines.digest() != sha:
-        # Its lines may be other answers than those scored (or another file of that name).
-        return {}, f"responses not shown: {path} changed since scoring"
     return found, None
 
 
