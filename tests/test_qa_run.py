@@ -155,6 +155,62 @@ def test_a_run_file_gives_the_context(server: FakeServer, tmp_path: Path) -> Non
     assert [c["chunk_id"] for c in output["retrieved"]] == [chunk]
 
 
+def _context_run(tmp_path: Path, text: str, *ids: str, code: int = 0) -> Any:
+    run_file = tmp_path / "ctx.trec"
+    run_file.write_text(text, encoding="utf-8")
+    return CliRunner().invoke(
+        main,
+        ["run", "--data", "builtin:telco-qna", "--model", "vllm/m"]
+        + ["--base-url", "http://127.0.0.1:9/v1", "--context", f"run:{run_file}"]
+        + [x for i in ids for x in ("--ids", i)]
+        + ["--out", str(tmp_path / "o")],
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("", "the run is empty"),
+        ("other_question Q0 some_chunk 1 9.5 mine\n", "ranks none of the 2 questions"),
+    ],
+)
+def test_a_run_file_that_gives_no_context_stops_before_anything_is_written(
+    tmp_path: Path, text: str, said: str
+) -> None:
+    # Port 9 (discard): nothing may be sent, and nothing may be written, not even run.json.
+    result = _context_run(tmp_path, text, TRUTH[0].id, TRUTH[1].id)
+    assert result.exit_code in (1, 2), result.output
+    assert said in unfold(result.output)
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_questions_a_run_file_does_not_rank_are_named(server: FakeServer, tmp_path: Path) -> None:
+    first, second = TRUTH[0].id, TRUTH[1].id
+    chunk = json.loads((SPLIT / "corpus" / "corpus.jsonl").read_text().splitlines()[0])["_id"]
+    (tmp_path / "ctx.trec").write_text(f"{first} Q0 {chunk} 1 9.5 mine\n", encoding="utf-8")
+    result = run(
+        "--model",
+        "vllm/m",
+        "--base-url",
+        server.base_url,
+        "--context",
+        f"run:{tmp_path / 'ctx.trec'}",
+        "--ids",
+        first,
+        "--ids",
+        second,
+        "--out",
+        str(tmp_path / "o"),
+    )
+    said = unfold(result.output)
+    assert f"ranks nothing for 1 of 2 questions (first: {second})" in said
+    (run_dir,) = list((tmp_path / "o").iterdir())
+    outputs = {o["id"]: o for o in lines(run_dir / "outputs.jsonl")}
+    assert [c["chunk_id"] for c in outputs[first]["retrieved"]] == [chunk]
+    assert outputs[second]["retrieved"] == []
+
+
 def test_a_changed_context_on_resume_is_refused(server: FakeServer, tmp_path: Path) -> None:
     args = [
         "--model",

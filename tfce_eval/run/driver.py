@@ -92,9 +92,9 @@ def drive(
 ) -> RunResult:
     """Run (or resume) `plan` in `run_dir`, which the caller has locked."""
     course = _Course(config, run_dir, provider, plan, progress)
-    sending = course.sending()
-    if sending is not None:
-        course.stats = ask_items(sending, plan.items(course.todo))
+    items = course.items()
+    if items is not None:
+        course.stats = ask_items(course.sending(), items)
     try:
         result, request_errors = plan.score(course.final_meta())
     except KeyboardInterrupt:
@@ -111,9 +111,9 @@ async def drive_async(
 ) -> RunResult:
     """`drive` in the caller's event loop: the requests (and a judge's) are awaited."""
     course = _Course(config, run_dir, provider, plan, progress)
-    sending = course.sending()
-    if sending is not None:
-        course.stats = await ask_items_async(sending, plan.items(course.todo))
+    items = course.items()
+    if items is not None:
+        course.stats = await ask_items_async(course.sending(), items)
     try:
         if plan.score_async is not None:
             result, request_errors = await plan.score_async(course.final_meta())
@@ -157,13 +157,19 @@ class _Course:
         self.todo = [i for i in ids if i not in self.done]
         self.stats = SessionStats(dropped=dict(self.dropped))
 
-    def sending(self) -> Sending | None:
-        """The session that asks what is left, or None when every item is answered."""
+    def items(self) -> Iterator[Any] | None:
+        """The items left to ask, or None when every item is answered. Made before run.json
+        says the run is running: a context that cannot be built (an unreadable run file, a
+        corpus without the chunks it names) stops the run with nothing written."""
         if not self.todo:
             return None
         problem = self.provider.credentials_problem()
         if problem:
             raise RunError(problem)
+        return self.plan.items(self.todo)
+
+    def sending(self) -> Sending:
+        """The session that asks what is left (run.json says it is running from here)."""
         return Sending(
             self.provider,
             self.plan.asker,

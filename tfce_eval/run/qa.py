@@ -133,8 +133,10 @@ def build_requests(
     corpus: Path | None,
     work_dir: Path,
     cache_dir: Path,
+    rankings: Mapping[str, Mapping[str, int]] | None = None,
 ) -> dict[str, QaRequest]:
-    """Each selected item with its context. BM25's run is kept in `work_dir` (context/)."""
+    """Each selected item with its context. BM25's run is kept in `work_dir` (context/);
+    `rankings` are a `run:FILE` context's, when the caller has read them already."""
     items = {item.id: item for item in dataset.items}
     chosen = [items[i] for i in ids]
     if spec.kind is Context.NONE:
@@ -156,7 +158,7 @@ def build_requests(
         questions = dataclasses.replace(chunks, queries={i.id: i.question for i in chosen})
         result = retrieve(questions, k=spec.k, out_dir=work_dir / "context", cache_dir=cache_dir)
         rankings = read_run(result.run_path).rankings
-    else:
+    elif rankings is None:
         assert spec.run_file is not None
         rankings = read_run(spec.run_file).rankings
     requests = {}

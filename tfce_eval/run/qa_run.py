@@ -28,8 +28,8 @@ from tfce_eval.qa import (
     score_outputs_async,
 )
 from tfce_eval.qa.scoring import run_to_end
-from tfce_eval.retrieval import default_cache_dir
-from tfce_eval.run.config import Context, RunConfig
+from tfce_eval.retrieval import default_cache_dir, read_run
+from tfce_eval.run.config import Context, ContextSpec, RunConfig
 from tfce_eval.run.driver import Plan, run_identity
 from tfce_eval.run.judge import ProviderJudge
 from tfce_eval.run.qa import (
@@ -113,6 +113,8 @@ def qa_plan(config: RunConfig, run_dir: RunDir) -> tuple[Provider, Plan]:
     judge = make_judge(config)  # refused before anything is asked when it is the model
     provider = make_provider(config.model, base_url=config.base_url, timeout_s=config.timeout_s)
     corpus = config.corpus or (default_corpus(config.data) if config.data else None)
+    # A run file is read (and its questions matched) before anything is written.
+    rankings, unranked = context_rankings(spec, ids)
 
     def items(todo: list[str]) -> Iterator[QaRequest]:
         run_dir.path.mkdir(parents=True, exist_ok=True)
@@ -123,6 +125,7 @@ def qa_plan(config: RunConfig, run_dir: RunDir) -> tuple[Provider, Plan]:
             corpus=corpus,
             work_dir=run_dir.path,
             cache_dir=config.cache_dir or default_cache_dir(),
+            rankings=rankings,
         )
         return iter_requests(requests, todo)
 
@@ -158,6 +161,11 @@ def qa_plan(config: RunConfig, run_dir: RunDir) -> tuple[Provider, Plan]:
     notes: tuple[str, ...] = ()
     if spec.kind in (Context.BM25, Context.RUN):
         notes = (f"context: {spec.kind}, top {spec.k} chunks of {corpus}",)
+    if unranked:
+        notes += (
+            f"context: the run file ranks nothing for {len(unranked)} of {len(ids)} "
+            f"questions (first: {unranked[0]}); they were asked without context",
+        )
     plan = Plan(
         ids=ids,
         # The context is part of what the model is asked: a changed one is another run.
@@ -173,6 +181,25 @@ def qa_plan(config: RunConfig, run_dir: RunDir) -> tuple[Provider, Plan]:
         notes=notes,
     )
     return provider, plan
+
+
+def context_rankings(
+    spec: ContextSpec, ids: list[str]
+) -> tuple[Mapping[str, Mapping[str, int]] | None, list[str]]:
+    """A `run:FILE` context's rankings and the selected questions it ranks nothing for;
+    UsageError when it ranks none of them (a run made for other questions)."""
+    if spec.kind is not Context.RUN:
+        return None, []
+    assert spec.run_file is not None
+    rankings = read_run(spec.run_file).rankings
+    unranked = [i for i in ids if not rankings.get(i)]
+    if len(unranked) == len(ids):
+        known = ", ".join(sorted(rankings)[:3]) or "none"
+        raise UsageError(
+            f"--context run:{spec.run_file}: the run ranks none of the {len(ids)} questions "
+            f"asked (its query ids: {known}); give a run made for this dataset's question ids"
+        )
+    return rankings, unranked
 
 
 def dump_qa_request(config: RunConfig, item_id: str) -> dict[str, Any]:
