@@ -419,3 +419,17 @@ def test_only_the_selected_items_are_scored(
     assert meta["counts"] == {"items": asked, "answered": asked, "request_errors": 0}
     assert summary(run_dir)["missing"] == 0
     assert "no output" not in printed.output
+
+
+def test_a_builtin_dataset_is_recorded_by_name_not_install_path(tmp_path: Path) -> None:
+    # An upgrade or another environment moves the package: a report must still find it.
+    item = next(q for q in TRUTH if q.answer_type == "mc")
+    with serve(qa_wrong=frozenset({item.id})) as server:
+        run("--model", "vllm/m", "--base-url", server.base_url, "--out", str(tmp_path / "o"))
+    (run_dir,) = list((tmp_path / "o").iterdir())
+    meta = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    assert meta["dataset"]["path"] == "builtin:telco-qna"
+    assert summary(run_dir)["dataset"]["path"] == "builtin:telco-qna/set_24.json"
+    shown = CliRunner().invoke(main, ["report", str(run_dir), "--failures", "1", "--format", "md"])
+    assert shown.exit_code == 0, shown.output
+    assert f"| {item.id} | question | {item.question.splitlines()[0][:40]}" in shown.output

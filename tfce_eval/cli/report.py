@@ -228,10 +228,9 @@ def _data_dir(data: Path, task: TaskKind) -> Path:
 
 def _load_qa(path: str, split: str | None) -> QaDataset:
     """The QA dataset a run recorded (a directory or builtin:NAME) or `--data` names."""
-    from tfce_eval.tasks import BUILTIN_PREFIX, resolve_data
+    from tfce_eval.dataset.paths import builtin_dir
     from tfce_eval.tasks.load import load_qa_dataset
 
-    where = Path(path)
-    if path.startswith(BUILTIN_PREFIX):
-        where = resolve_data(path, TaskKind.QA).directory
+    # builtin:NAME, or builtin:NAME/FILE as a summary records a built-in split file.
+    where = builtin_dir(path, TaskKind.QA, also=TaskKind.RETRIEVAL) or Path(path)
     return load_qa_dataset(where, split=split, name=path)

@@ -19,10 +19,22 @@ BUILTIN_PREFIX = "builtin:"
 
 def recorded(path: str | Path | None) -> str | None:
     """A path as a summary records it: absolute, so that a report made from another
-    directory finds the file (None, and `builtin:NAME`, as they are)."""
-    if path is None or str(path).startswith("builtin:"):
+    directory finds the file (None, and `builtin:NAME`, as they are). A built-in dataset
+    (or a file in it) is recorded as `builtin:NAME[/FILE]`, not where this install keeps
+    it: a report made after an upgrade, or from another environment, still finds it."""
+    if path is None or str(path).startswith(BUILTIN_PREFIX):
         return None if path is None else str(path)
-    return os.path.abspath(path)
+    absolute = os.path.abspath(path)
+    for entry in BUILTINS:
+        if not entry.folder:  # the function-calling data's root may be the checkout itself
+            continue
+        root = str(entry.path)
+        if absolute == root:
+            return BUILTIN_PREFIX + entry.name
+        if absolute.startswith(root + os.sep):
+            inner = Path(os.path.relpath(absolute, root)).as_posix()
+            return f"{BUILTIN_PREFIX}{entry.name}/{inner}"
+    return absolute
 
 
 def builtin_data_dir() -> Path:
@@ -105,11 +117,13 @@ def builtin_dir(spec: str | Path, task: TaskKind, *, also: TaskKind | None = Non
     text = str(spec)
     if not text.startswith(BUILTIN_PREFIX):
         return None
-    entry = builtin(text[len(BUILTIN_PREFIX) :])
+    # `builtin:NAME/FILE` names a file in it, as a summary records a split file.
+    name, _, inner = text[len(BUILTIN_PREFIX) :].partition("/")
+    entry = builtin(name)
     if entry.task is not task and entry.task is not also:
         raise DataError(
             f"a built-in {entry.task} dataset, not a {task} one",
             path=text,
             hint=f"load it with {LOADERS[entry.task]}",
         )
-    return entry.path
+    return entry.path / inner if inner else entry.path

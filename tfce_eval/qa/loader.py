@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tfce_eval.dataset.paths import builtin_dir
+from tfce_eval.dataset.paths import builtin_dir, recorded
 from tfce_eval.errors import DataError, UsageError
 from tfce_eval.jsonl import JsonLines, JsonRefused, parse_json, read_document
 from tfce_eval.model import Finding, Level, TaskKind
@@ -374,9 +374,8 @@ def load_telco(path: str | Path, split: str | None = None) -> QaDataset:
     warnings = tuple(
         f"{p.where}: {p.message}" + (f" (fix: {p.hint})" if p.hint else "") for p in problems
     )
-    shown = dataset.path
-    if builtin is not None:
-        shown = f"{str(path).rstrip('/')}/{Path(shown).relative_to(builtin).as_posix()}"
+    # A built-in split is named `builtin:telco-qna/FILE`, not where the package is installed.
+    shown = (recorded(dataset.path) or dataset.path) if builtin is not None else dataset.path
     return QaDataset(
         shown,
         dataset.split,
