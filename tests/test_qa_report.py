@@ -279,3 +279,18 @@ def test_a_group_of_open_items_only_has_no_interval_in_any_format(tmp_path: Path
         "-",
         "-",
     ]
+
+
+def test_a_run_named_by_its_own_name_is_not_named_twice(
+    runs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(runs[0].parent)
+    doc = qa_document([load_qa_run(Path("closed")), load_qa_run(Path("rag"))])
+    assert doc.notes[:2] == ("A: closed", "B: rag")
+
+
+@pytest.mark.parametrize(("lost", "said"), [(1, "1 item had"), (2, "2 items had")])
+def test_items_without_output_are_counted_in_words(tmp_path: Path, lost: int, said: str) -> None:
+    score_outputs(outputs(RAG_MC, RAG_TF, RAG_OPEN, True)[lost:], DATA, out_dir=tmp_path / "r")
+    doc = qa_document([load_qa_run(tmp_path / "r")])
+    assert f"{said} no output (count)." in doc.notes

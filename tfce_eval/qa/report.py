@@ -19,6 +19,7 @@ from tfce_eval.errors import UsageError
 from tfce_eval.qa.paired import paired_data
 from tfce_eval.qa.runs import QaRun
 from tfce_eval.report.document import Cell, Document, Table, run_letters
+from tfce_eval.words import counted
 
 _CLOSED = ("type", "n", "correct", "accuracy", "95% interval", "parse err", "req err")
 
@@ -179,7 +180,9 @@ def _run_notes(run: QaRun, label: str = "") -> list[str]:
         digest = str(judge.get("prompt_sha256") or "")[:12]
         notes.append(f"{prefix}judge {judge.get('model')}, prompt sha256 {digest}")
     if s.get("missing"):
-        notes.append(f"{prefix}{s['missing']} items had no output ({s.get('missing_policy')}).")
+        missing = s["missing"]
+        had = counted(missing, "item") if isinstance(missing, int) else f"{missing} items"
+        notes.append(f"{prefix}{had} had no output ({s.get('missing_policy')}).")
     warnings = s.get("warnings") or []
     notes.extend(f"{prefix}{w}" for w in warnings[:5] if isinstance(w, str))
     return notes
@@ -237,8 +240,11 @@ def _side_by_side(runs: Sequence[QaRun], labels: Sequence[str]) -> Table:
 
 
 def _legend(runs: Sequence[QaRun], labels: Sequence[str]) -> list[str]:
+    # The directory only when it says more than the name (`report rc` names it `rc`).
     return [
-        f"{lab}: {r.name}" + (f" ({r.model})" if r.model else "") + f", {r.path}"
+        f"{lab}: {r.name}"
+        + (f" ({r.model})" if r.model else "")
+        + (f", {r.path}" if str(r.path) != r.name else "")
         for lab, r in zip(labels, runs, strict=True)
     ]
 
