@@ -227,3 +227,12 @@ def test_several_runs_are_listed_each_under_its_letter(run: Path, tmp_path: Path
     out = ok("report", run, tmp_path / "better", "--failures", "2").stdout
     assert "A: Lowest nDCG@10: 2 of 3 queries" in out
     assert "B: Lowest nDCG@10: 2 of 3 queries" in out
+
+
+def test_data_of_another_layout_is_not_read_with_the_recorded_corpus(run: Path) -> None:
+    # The run was scored on an HF dataset (corpus "corpus"); the chunk-span dataset given
+    # has no such corpus, and the user gave no --corpus: the report goes on with its own.
+    result = invoke("report", run, "--failures", "1", "--data", "builtin:conditionalqa")
+    assert result.exit_code == 0, result.output
+    assert "--corpus" not in result.output
+    assert "run does not rank at all. The gold in " in " ".join(result.output.split())

@@ -17,9 +17,12 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from tfce_eval.dataset.paths import builtin_dir
 from tfce_eval.errors import DataError, first_line, given_dataset_error
+from tfce_eval.model import TaskKind
 from tfce_eval.report.document import Cell, Document, Table, clip, run_letters
 from tfce_eval.retrieval.dataset import RetrievalDataset, load_retrieval
+from tfce_eval.retrieval.layouts import detect_layout
 from tfce_eval.retrieval.ranking import RunForm
 from tfce_eval.retrieval.records import id_key
 from tfce_eval.retrieval.runs import dataset_run, read_run
@@ -79,6 +82,8 @@ class GoldSource:
         if not path:
             return None, f"the run recorded no dataset; {GIVE_DATA}"
         split, corpus = str(info.get("split") or ""), str(info.get("corpus") or "")
+        if self.data is not None and corpus and _layout(path) != info.get("layout"):
+            corpus = ""  # the recorded corpus is another layout's: the given one's default
         qrels = str(info.get("qrels") or "")
         gold = str(info.get("gold_sha256") or "")
         key = (path, split, corpus, qrels)
@@ -110,6 +115,16 @@ class GoldSource:
                 return dataset
             return given if given.gold_sha256() == gold else dataset
         return dataset
+
+
+def _layout(path: str) -> str | None:
+    """The layout of a dataset given as a directory or `builtin:NAME` (None: unknown)."""
+    try:
+        root = builtin_dir(path, TaskKind.RETRIEVAL) or Path(path)
+    except DataError:
+        return None
+    found = detect_layout(root)
+    return None if found is None else str(found)
 
 
 def _run_file(run: ScoredRun) -> tuple[Path | None, RunForm | None, str]:
@@ -255,7 +270,7 @@ def _table(found: RunQueries, label: str) -> Table:
         "documents the run does not rank at all."
     )
     if found.note:
-        note += f" {found.note}."
+        note += f" {found.note[:1].upper()}{found.note[1:]}."  # a sentence of its own
     return Table("failures", title, ("qid", "field", "value"), tuple(rows), note)
 
 
