@@ -12,6 +12,7 @@ import pytest
 from tfce_eval.qa import (
     MAX_TEXT,
     AnswerType,
+    Extraction,
     QaItem,
     answer_tool,
     clean_response,
@@ -113,6 +114,13 @@ MC_CASES = [
     ("Answer: **(B)** AMF", "B"),
     ("ANSWER: Thus the answer is B", "B"),
     ("Answer - B\nANSWER: b)", "B"),
+    # Prose after the label is an explanation, even when it names another option.
+    ("ANSWER: B, since A is for session management", "B"),
+    ("ANSWER: B. Because C and D act on the user plane and policy, not registration.", "B"),
+    ("ANSWER: B and a UE registers through it", "B"),
+    ("ANSWER: B (not the Session Management Function (SMF))", "B"),
+    ("ANSWER: B) Access and Mobility Management Function (AMF), as TS 23.501 says", "B"),
+    ("ANSWER: B - Access and Mobility Management Function (AMF)", "B"),
 ]
 
 MC_ERRORS = [
@@ -120,6 +128,16 @@ MC_ERRORS = [
     ("ANSWER: B or C", "two answers: B and C"),
     ("ANSWER: B, D", "two answers: B and D"),
     ("ANSWER: (B) and (E)", "two answers: B and E"),
+    ("ANSWER: A or maybe B", "two answers: A and B"),
+    ("ANSWER: B (or perhaps C)", "two answers: B and C"),
+    ("ANSWER: B, or possibly D", "two answers: B and D"),
+    ("ANSWER: b and/or d", "two answers: B and D"),
+    ("ANSWER: Option B or Option C", "two answers: B and C"),
+    # A label with another option's text names two options.
+    ("ANSWER: B) Session Management Function (SMF)", "two answers: B and the text of A"),
+    ("ANSWER: B - User Plane Function (UPF)", "two answers: B and the text of C"),
+    ("ANSWER: (B) (Policy Control Function (PCF))", "two answers: B and the text of D"),
+    ("**ANSWER: E. Access and Mobility Management Function (AMF)**", "E and the text of B"),
     ("ANSWER: F", "no option label"),
     ("ANSWER: <label>", "no option label"),
     ("ANSWER:", "no option label"),
@@ -174,6 +192,46 @@ def test_numeric_labels_errors() -> None:
 )
 def test_lower_case_labels(response: str, label: str) -> None:
     assert extract_answer(MC_LOWER, response).answer == label
+
+
+@pytest.mark.parametrize(
+    ("response", "why"),
+    [
+        ("ANSWER: c or a", "two answers: c and a"),
+        ("ANSWER: C or A", "two answers: c and a"),
+        ("ANSWER: b) RRC_IDLE", "two answers: b and the text of a"),
+        ("ANSWER: c) `RRC_IDLE`", "two answers: c and the text of a"),
+    ],
+)
+def test_lower_case_labels_two_answers(response: str, why: str) -> None:
+    assert extract_answer(MC_LOWER, response) == Extraction(None, why)
+
+
+def test_markers_that_are_not_emphasis_stay() -> None:
+    """A `*` or `_` between letters or digits is text (a product, a name), not emphasis;
+    only markers around a span, and the backticks of a code span, go."""
+    product = QaItem(
+        id="p",
+        question="Which size has the grid?",
+        answer_type=AnswerType.MC,
+        reference="B",
+        options=(("A", "N+M"), ("B", "N*M"), ("C", "N*M*K"), ("D", "2^N")),
+    )
+    assert extract_answer(product, "ANSWER: N*M").answer == "B"
+    assert extract_answer(product, "ANSWER: **N*M*K**").answer == "C"
+    assert extract_answer(product, "ANSWER: `N*M`").answer == "B"
+    assert extract_answer(product, "The grid is\n\nN*M*K\n").answer == "C"
+    assert extract_answer(OPEN, "ANSWER: 2*3 = 6").answer == "2*3 = 6"
+    assert extract_answer(OPEN, "ANSWER: *2*3 = 6*").answer == "2*3 = 6"
+    assert extract_answer(OPEN, "ANSWER: x * y and a*b*c").answer == "x * y and a*b*c"
+    assert read_answer(OPEN, "`__init__` and __bold__ and snake_case").answer == (
+        "__init__ and bold and snake_case"
+    )
+    assert clean_response("a `lone backtick and **B**.") == "a `lone backtick and B."
+    assert clean_response("``a ` b`` and `*c*`") == "a ` b and *c*"
+    assert clean_response("**bold _it_ more** _x") == "bold it more _x"
+    assert clean_response("\\*not emphasis\\* but *this*") == "\\*not emphasis\\* but this"
+    assert clean_response("*line\nbreak*") == "*line\nbreak*"  # a span stays on its line
 
 
 TF_CASES = [
@@ -292,7 +350,16 @@ def test_many_unclosed_tags_and_underscores_still_read_the_answer() -> None:
     """A model repeating itself: every `_` and `<think>` unclosed, on one line."""
     assert extract_answer(MC, "_x " * 30_000 + "\nANSWER: __B__").answer == "B"
     assert extract_answer(MC, "</think>" + "<think>" * 10_000).error is not None
-    assert clean_response("_" + "y" * 301 + "_") == "_" + "y" * 301 + "_"  # spans are bounded
+    assert clean_response("_" + "y" * 500 + "_") == "y" * 500  # a long span is emphasis too
+
+
+@pytest.mark.parametrize("unit", ["__x ", "_x ", "*x ", "**x ", "x* ", "`x `` ", "_ ", "x_"])
+def test_a_line_of_unclosed_markers_is_read_in_one_pass(unit: str) -> None:
+    """100,000 characters of markers that never close, on one line (each marker run is
+    looked at once: about 0.05 s, where a pattern rescanning the line takes minutes)."""
+    line = unit * (100_000 // len(unit))
+    assert clean_response(line).count("x") == line.count("x")
+    assert extract_answer(MC, line + "\nANSWER: **B**").answer == "B"
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,8 @@ from bisect import bisect_left
 from dataclasses import dataclass
 
 from tfce_eval.qa.items import AnswerType, QaItem
-from tfce_eval.qa.options import find_label, label_form, read_option, squash
+from tfce_eval.qa.markup import plain_text
+from tfce_eval.qa.options import Options, find_label, label_form, read_option, squash
 
 #: How much of a response is examined (its end, where the answer is).
 MAX_TEXT = 100_000
@@ -43,9 +44,6 @@ _THINK_CLOSE = re.compile(r"</think(?:ing)?>", re.IGNORECASE)
 _THINK_OPEN = re.compile(r"<think(?:ing)?>", re.IGNORECASE)
 _LATEX_WRAP = re.compile(r"\\(?:boxed|fbox|text|textbf|mathrm|mathbf)\s*\{([^{}]*)\}")
 _DOLLARS = re.compile(r"\${1,2}([^$]*?)\${1,2}")
-# Emphasis spans are bounded: an unclosed `_` would otherwise scan to the line's end, and a
-# line of many (a model repeating itself) would take minutes.
-_UNDERSCORES = re.compile(r"(?<![\w\\])(_{1,2})(?=\S)(.{1,300}?)(?<=\S)\1(?![\w])")
 _ANSWER = re.compile(r"ANSWER\s*[:\uff1a]", re.IGNORECASE)  # a full-width colon too
 _QUOTES = "\"'\u201c\u201d\u2018\u2019"
 # Words that introduce the answer after `ANSWER:` ("The correct answer is (B)").
@@ -55,11 +53,16 @@ _LEAD_IN = re.compile(
     re.IGNORECASE,
 )
 _LEADING_LABEL = re.compile(r"[(\[]?([^\s()\[\].:,;]{1,8})[)\]]?(?=[\s.:,;!)]|$)")
+# A second label right after the first: "A or B", "A/B", "A and B", "A, B", "A (or maybe B)".
+# Prose further on ("B, since A is for idle mode") is an explanation, not a second answer.
 _SECOND_LABEL = re.compile(
-    r"\s*(?:,|/|&|\bor\b|\band\b|\bvs\.?)\s*(?:option\s+)?[(\[]?([^\s()\[\].:,;]{1,8})[)\]]?"
-    r"(?=[\s.:,;!)]|$)",
+    r"\s*\(?\s*(?:,?\s*(?:\bor\b|\band/or\b|\band\b|\bvs\b\.?|\bversus\b)|,|/|&)\s*"
+    r"(?:(?:maybe|perhaps|possibly|probably|else|alternatively)\b[,\s]*)?"
+    r"(?:(?:option|choice)\s+)?[(\[]?([^\s()\[\].:,;!?]{1,8})[)\]]?(?=[\s.:,;!?)]|$)",
     re.IGNORECASE,
 )
+# What may stand between a label and an option's text: "B) RRC_IDLE", "B - RRC_IDLE".
+_BETWEEN = "\t .:;,)]-=\u2013\u2014"
 _POLARITY = {
     "true": "true",
     "yes": "true",
@@ -95,8 +98,7 @@ def clean_response(text: str) -> str:
             text = unwrapped
     if "$" in text:
         text = _DOLLARS.sub(r"\1", text)
-    text = text.replace("*", "").replace("`", "")
-    return _UNDERSCORES.sub(r"\2", text) if "_" in text else text
+    return plain_text(text)
 
 
 def _without_think_blocks(text: str) -> str:
@@ -168,11 +170,28 @@ def _mc_segment(item: QaItem, segment: str) -> Extraction:
             continue
         second = _SECOND_LABEL.match(text, match.end())
         if second is not None:
-            other = find_label(options, second.group(1))
-            if other is not None and other != label:
+            # "A or B" in any case, but "B and a UE..." is not "B and A": a second label in
+            # another case counts only when the first was not written as the label is.
+            token, other = second.group(1), find_label(options, second.group(1))
+            if other is not None and other != label and (token == other or match.group(1) != label):
                 return Extraction(None, f"two answers: {label} and {other}")
+        others = _texts_of_others(options, label, text[match.end() :])
+        if others:
+            return Extraction(None, f"two answers: {label} and the text of {others}")
         return Extraction(label)
     return Extraction(None, f"no option label in {segment[:40]!r}")
+
+
+def _texts_of_others(options: Options, label: str, rest: str) -> str:
+    """The other options whose exact text is all that follows `label` ("B) <text of A>")."""
+    rest = rest.lstrip(_BETWEEN).rstrip(".!").strip(_QUOTES).strip()
+    if rest.startswith("(") and rest.endswith(")"):
+        rest = rest[1:-1]
+    wanted = squash(rest)
+    if not wanted:
+        return ""
+    hits = sorted(other for other, option in options if squash(option) == wanted)
+    return "" if label in hits else ", ".join(hits)
 
 
 def _negated(text: str, start: int) -> bool:
