@@ -118,12 +118,41 @@ def qa_items(split_file: Path) -> tuple[QaTruth, ...]:
     for q in data["questions"]:
         ref = q["reference_answer"]
         options = q.get("options") or {}
-        if q["answer_type"] == "mc" and ref not in options:
-            ref = next(label for label, text in options.items() if text == ref)
+        if q["answer_type"] == "mc":
+            ref = _mc_label(options, str(ref))
+            if ref is None:
+                raise ValueError(f"{q['question_id']}: no option is {q['reference_answer']!r}")
         if q["answer_type"] == "tf":
             ref = str(ref).lower()
         out.append(QaTruth(q["question_id"], q["question"], q["answer_type"], ref, tuple(options)))
     return tuple(out)
+
+
+def _mc_label(options: dict[str, str], ref: str) -> str | None:
+    """The label an mc reference names, as the dataset card allows it to be written: the
+    label (any case, also `(b)`, `b.`, `Option B`), the option's text (any case, spacing and
+    end punctuation), or the label followed by its text (`B) AMF`)."""
+
+    def loose(text: str) -> str:
+        return " ".join(text.split()).rstrip(".;,!").strip().lower()
+
+    labels = {label.lower(): label for label in options}
+    ref = ref.strip()
+    if ref in options:
+        return ref
+    dressed = re.fullmatch(
+        r"(?:(?:option|choice)\s*)?[(\[]?\s*(\S+?)\s*[)\]]?\s*[.):,;]?", ref, re.I
+    )
+    if dressed and dressed.group(1).lower() in labels:
+        return labels[dressed.group(1).lower()]
+    by_text = [label for label, text in options.items() if loose(text) == loose(ref)]
+    if len(by_text) == 1:
+        return by_text[0]
+    head, _, tail = ref.partition(" ")
+    label = labels.get(head.strip("()[].:").lower())
+    if label is not None and loose(tail) == loose(options[label]):
+        return label
+    return None
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.fakeserver import qa_items
 from tfce_eval.errors import DataError, UsageError
 from tfce_eval.model import Level
 from tfce_eval.qa import (
@@ -19,8 +20,10 @@ from tfce_eval.qa import (
     parse_canonical_source,
     qasper_dataset,
     same_spec,
+    score_predictions,
     validate_qa,
 )
+from tfce_eval.scoring.options import MissingMode
 
 
 def mc(qid: str = "a1", reference: Any = "B", **extra: Any) -> dict[str, Any]:
@@ -204,7 +207,10 @@ def test_validate_reports_every_problem(tmp_path: Path) -> None:
     assert "duplicate question_id (first at record 1)" in messages
     assert "answer_type 'essay'" in messages
     warnings = [(where, m) for where, _, level, m in found if level is Level.WARNING]
-    assert (f"{path}, record 6", "no canonical_source: no series and no canonical hit") in warnings
+    assert (
+        f"{path}, record 6",
+        "no canonical_source and no chunk_id: no series, no canonical hit",
+    ) in warnings
     assert (f"{path}, record 9", "two options have the same text") in warnings
     assert str(problems[0]) == (
         f"error: {path}, record 2 (a2): reference_answer 'E' matches no option\n"
@@ -230,9 +236,103 @@ def test_validate_jsonl_names_the_line_and_loading_keeps_warnings(tmp_path: Path
     assert str(exc.value).startswith(f"{path}, line 3 (id t1): tf reference_answer 'maybe'")
     path.write_text("".join(json.dumps(r) + "\n" for r in records[:2]), encoding="utf-8")
     assert load_telco(path).warnings == (
-        f"{path}:2 (o1): no canonical_source: no series and no canonical hit "
+        f"{path}:2 (o1): no canonical_source and no chunk_id: no series, no canonical hit "
         '(fix: add e.g. "canonical_source": "TS 38.331 (Rel-17)")',
     )
+
+
+def test_a_missing_canonical_source_warns_what_the_series_comes_from(tmp_path: Path) -> None:
+    records = [
+        open_item("o1", canonical_source="", chunk_id="38331-j00_0001"),
+        open_item("o2", canonical_source="", chunk_id="chunk_00012"),
+        open_item("o3", canonical_source="the RRC spec", chunk_id="38331-j00_0002"),
+        open_item("o4", canonical_source="the RRC spec"),
+    ]
+    path = split_file(tmp_path / "s.json", records)
+    assert [(p.item_id, p.message, p.hint) for p in validate_qa(path)] == [
+        (
+            "o1",
+            "no canonical_source: series 38 and spec 38.331 taken from chunk_id '38331-j00_0001'",
+            'add e.g. "canonical_source": "TS 38.331 (Rel-17)"',
+        ),
+        (
+            "o2",
+            "no canonical_source and none in chunk_id 'chunk_00012': no series, no canonical hit",
+            'add e.g. "canonical_source": "TS 38.331 (Rel-17)"',
+        ),
+        (
+            "o3",
+            "no spec number in canonical_source 'the RRC spec': series 38 and spec 38.331 "
+            "taken from chunk_id '38331-j00_0002'",
+            'write it as "TS 38.331 (Rel-17)"',
+        ),
+        (
+            "o4",
+            "no spec number in canonical_source 'the RRC spec' and no chunk_id: no series, "
+            "no canonical hit",
+            'write it as "TS 38.331 (Rel-17)"',
+        ),
+    ]
+    # What the warning says is what the score record holds.
+    preds = tmp_path / "preds.jsonl"
+    lines = [
+        {"id": "o1", "answer": "PDCP", "retrieved": [{"chunk_id": "38331-j00_0001"}]},
+        {"id": "o2", "answer": "PDCP", "retrieved": [{"chunk_id": "38331-j00_0001"}]},
+    ]
+    preds.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    data = load_telco(path)
+    result = score_predictions(preds, data, out_dir=tmp_path / "out", missing=MissingMode.SKIP)
+    first, second = result.records[:2]
+    assert (first.series, first.spec, first.canonical_hit) == ("38", "38.331", True)
+    assert (second.series, second.spec, second.canonical_hit) == ("", "", None)
+
+
+def test_a_duplicate_id_is_found_when_a_copy_has_other_errors(tmp_path: Path) -> None:
+    records = [
+        mc("a1", reference="Z"),
+        mc("a1"),
+        tf("t1"),
+        tf("t1", reference="maybe"),
+    ]
+    path = split_file(tmp_path / "s.json", records)
+    found = [(p.path, p.item_id, p.message) for p in validate_qa(path)]
+    assert found == [
+        (f"{path}, record 1", "a1", "reference_answer 'Z' matches no option"),
+        (f"{path}, record 2", "a1", "duplicate question_id (first at record 1)"),
+        (f"{path}, record 4", "t1", "tf reference_answer 'maybe' is not true or false"),
+        (f"{path}, record 4", "t1", "duplicate question_id (first at record 3)"),
+    ]
+
+
+def test_a_reference_that_is_the_text_of_several_options(tmp_path: Path) -> None:
+    record = mc(options={"A": "AMF", "B": "SMF", "C": "amf.", "D": "UPF"}, reference="AMF")
+    path = split_file(tmp_path / "s.json", [record])
+    problems = validate_qa(path)
+    assert [(p.level, p.message, p.hint) for p in problems] == [
+        (Level.WARNING, "two options have the same text", "make every option distinct"),
+        (
+            Level.ERROR,
+            "reference_answer 'AMF' is the text of options A, C",
+            "give the correct option's label (A, B, C, D) or make the texts differ",
+        ),
+    ]
+    with pytest.raises(DataError, match="is the text of options A, C"):
+        load_telco(path)
+    record["reference_answer"] = "C"  # the label decides
+    assert load_telco(split_file(path, [record])).items[0].reference == "C"
+
+
+def test_the_fake_server_reads_references_as_the_loader_does(tmp_path: Path) -> None:
+    """The fake server is an oracle with its own reader: every form of reference the
+    loader accepts, it reads as the same label."""
+    forms = ["a", "B", "(c)", "d.", "Option A", "amf", "  SMF. ", "b) amf", "C) UPF", "[D]"]
+    records = [mc(f"m{n}", reference=form) for n, form in enumerate(forms)]
+    records += [tf("t1", reference=True), tf("t2", reference="FALSE")]
+    path = split_file(tmp_path / "s.json", records)
+    assert validate_qa(path) == []
+    truths = {t.id: t.reference for t in qa_items(path)}
+    assert truths == {item.id: item.reference for item in load_telco(path).items}
+    assert [truths[f"m{n}"] for n in range(len(forms))] == list("ABCDABABCD")
 
 
 def test_validate_mc_without_options(tmp_path: Path) -> None:

@@ -243,6 +243,13 @@ class _Record:
         label = find_label(options, text.strip()) or read_option(options, text)
         if label is None:
             labels = ", ".join(label for label, _ in options)
+            same = [k for k, option in options if squash(option) == squash(text)]
+            if len(same) > 1:  # the options share a text (warned of above)
+                self.problem(
+                    f"reference_answer {text[:60]!r} is the text of options {', '.join(same)}",
+                    f"give the correct option's label ({labels}) or make the texts differ",
+                )
+                return None
             self.problem(
                 f"reference_answer {text[:60]!r} matches no option",
                 f"give the correct option's label ({labels}) or its exact text",
@@ -272,19 +279,18 @@ class _Record:
         canonical = _text(raw.get("canonical_source")).strip()
         chunk_id = _text(raw.get("chunk_id")).strip()
         source = parse_canonical_source(canonical)
-        if not canonical:
-            self.problem(
-                "no canonical_source: no series and no canonical hit",
-                'add e.g. "canonical_source": "TS 38.331 (Rel-17)"',
-                Level.WARNING,
-            )
-        elif not source.spec:
-            self.problem(
-                f"canonical_source {canonical!r} names no 3GPP spec number",
-                'write it as "TS 38.331 (Rel-17)"',
-                Level.WARNING,
-            )
         spec = source.spec or normalise_spec(chunk_id)
+        if not source.spec:  # say what the series and the canonical hit come from, if any
+            what = f"no spec number in canonical_source {canonical!r}" if canonical else ""
+            what = what or "no canonical_source"
+            if spec:
+                what += f": series {spec[:2]} and spec {spec} taken from chunk_id {chunk_id!r}"
+            else:
+                what += f" and none in chunk_id {chunk_id!r}" if chunk_id else " and no chunk_id"
+                what += ": no series, no canonical hit"
+            fix = "write it as " if canonical else 'add e.g. "canonical_source": '
+            fix += '"TS 38.331 (Rel-17)"'
+            self.problem(what, fix, Level.WARNING)
         release = (
             source.release
             or parse_canonical_source(
@@ -325,22 +331,23 @@ def _parse(path: Path, split: str | None) -> tuple[QaDataset, list[Finding]]:
         record = _Record(str(file), line, index, raw)
         item = record.build()
         problems.extend(record.problems)
-        if item is None:
-            continue
-        if item.id in first_seen:
+        qid = record.item_id  # a copy is a duplicate even when either has other problems
+        if qid is not None and qid in first_seen:
             problems.append(
                 Finding(
                     Level.ERROR,
-                    f"duplicate question_id (first at record {first_seen[item.id]})",
+                    f"duplicate question_id (first at record {first_seen[qid]})",
                     _place(str(file), line, index),
                     line,
-                    item.id,
+                    qid,
                     "give every record a unique question_id",
                 )
             )
             continue
-        first_seen[item.id] = index
-        items.append(item)
+        if qid is not None:
+            first_seen[qid] = index
+        if item is not None:
+            items.append(item)
     problems.extend(source.problems)
     if not count and not problems:
         problems.append(
