@@ -105,3 +105,19 @@ def test_help_never_cuts_a_word_at_its_hyphen(command: str | None) -> None:
     assert not cut, cut
     if command == "doctor":
         assert "--enable-auto-tool-choice" in text
+
+
+def test_a_path_with_spaces_is_quoted_and_never_split(tmp_path: Path) -> None:
+    where = tmp_path / "my results" / "run 3;x with a rather long name to fold"
+    where.mkdir(parents=True)
+    outputs = where / "outputs.jsonl"
+    outputs.write_text('{"id": "simple_0", "result": [}\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["score", str(outputs), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 1
+    assert f"error: '{outputs}', line 1: " in unfold(result.output)
+    assert f"'{outputs}'" in result.output  # on one line, whatever its length
+    # A command to paste is quoted as the shell reads it.
+    result = CliRunner().invoke(main, ["report", str(where)])
+    assert result.exit_code == 1
+    said = " ".join(result.output.split())
+    assert f"tfce-eval score '{outputs}' --out '{where}'" in said

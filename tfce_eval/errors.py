@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from tfce_eval.words import shown_path
+
 
 class TfceError(Exception):
     """Base of every error that stops a command."""
@@ -35,7 +37,7 @@ class DataError(TfceError):
     def render(self) -> str:
         where = ""
         if self.path:
-            where = self.path + (f", line {self.line}" if self.line else "")
+            where = shown_path(self.path) + (f", line {self.line}" if self.line else "")
         if self.item_id:
             where = f"{where} (id {self.item_id})" if where else f"id {self.item_id}"
         text = f"{where}: {self.message}" if where else self.message

@@ -11,3 +11,23 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
 def of_failing(shown: int, failing: int) -> str:
     """`1 of 1 failing item`, `2 of 5 failing items`."""
     return f"{shown} of {counted(failing, 'failing item')}"
+
+
+def shown_path(path: object) -> str:
+    """A path as a message shows it: as it is, or quoted as a POSIX shell quotes it when
+    it holds white space or a quote, so that it reads (and pastes) as one word and the
+    command line's folding keeps it on one line."""
+    text = str(path)
+    if not any(c.isspace() or c in "'\"" for c in text):
+        return text
+    # A place that is not a line is part of a location's path (`test.parquet, row 5`,
+    # model.Finding): the file is quoted, its place stays outside the quotes.
+    file, comma, place = text.rpartition(", ")
+    head, _, number = place.partition(" ")
+    if not (comma and head in ("row", "record", "line") and number.isdigit()):
+        file, place = text, ""
+    else:
+        place = ", " + place
+    if not any(c.isspace() or c in "'\"" for c in file):
+        return text
+    return "'" + file.replace("'", "'\"'\"'") + "'" + place

@@ -7,11 +7,15 @@ user gave on the command line.
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 WIDTH = 80
 #: Holds two words together while a line is folded (a character no message contains).
 _GLUE = "\x00"
+#: A quoted path (words.shown_path): a quote opening after a space, a bracket or the line's
+#: start and closing before one or punctuation; an apostrophe inside a word opens none.
+_QUOTED = re.compile(r"(?:(?<=[\s(\[=])|^)'[^'\n]*'(?=[\s,.;:)\]]|$)")
 
 
 def shown(text: str) -> str:
@@ -38,7 +42,8 @@ def fold(text: str, first: str = "", rest: str = "    ") -> str:
         # (a location with a long path) would otherwise get the next word beside it whatever
         # the width. Its first two words stay together, so that a label such as `error:`
         # never stands alone on a line.
-        whole = lead + body
+        # A quoted path is one word: folding never splits it at its spaces.
+        whole = _QUOTED.sub(lambda m: m.group().replace(" ", _GLUE), lead + body)
         start = len(whole) - len(whole.lstrip(" "))
         glue = whole.find(" ", start)
         if glue > start:

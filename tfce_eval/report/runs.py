@@ -8,6 +8,7 @@ recomputed, so a report never disagrees with the verdicts it was made from.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -100,7 +101,9 @@ def load_run(run_dir: str | Path, *, keep_details: int | None = None) -> RunView
     else:
         hint = "score it first: tfce-eval score OUTPUTS.jsonl --out DIR"
         if files.outputs.is_file():
-            hint = f"score it first: tfce-eval score {files.outputs} --out {run_dir}"
+            # Quoted as a shell reads it: the user pastes it.
+            outputs, out = shlex.quote(str(files.outputs)), shlex.quote(str(run_dir))
+            hint = f"score it first: tfce-eval score {outputs} --out {out}"
         raise DataError(
             "no summary.json or scores.jsonl in this directory", path=str(run_dir), hint=hint
         )

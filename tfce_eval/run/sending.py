@@ -1,5 +1,5 @@
 """Sending a run's requests, for any task: the session, run.json while it runs, and what
-a stopped or interrupted run says."""
+a stopped or interrupted run says (the command to resume shows no URL's credentials)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,16 @@ from typing import Any
 
 from tfce_eval.errors import RunError, RunInterrupted
 from tfce_eval.providers import Provider
+from tfce_eval.providers.secrets import redact_urls
 from tfce_eval.run.appender import AppendFailed, OutputsAppender
 from tfce_eval.run.asking import Asker
 from tfce_eval.run.config import RunConfig
 from tfce_eval.run.directory import save_run_json
-from tfce_eval.run.metadata import now_iso
+from tfce_eval.run.metadata import now_iso, recorded_url
 from tfce_eval.run.progress import ProgressSink
 from tfce_eval.run.session import Session, SessionStats, SessionStopped
 from tfce_eval.scoring.rundir import RunDir, write_json
+from tfce_eval.words import shown_path
 
 
 def run_notes(meta: Mapping[str, Any]) -> tuple[str, ...]:
@@ -57,6 +59,8 @@ class Sending:
         self.log: dict[str, Any] = {"started_at": now_iso(), "items": total - done}
         meta.setdefault("sessions", []).append(self.log)
         meta["status"] = "running"
+        if "base_url" in meta:  # a run.json of a version that kept the credentials
+            meta["base_url"] = recorded_url(meta["base_url"])
         write_json(run_dir.run_json, meta)
         self.appender = OutputsAppender(run_dir.outputs)
         self.session = Session(
@@ -158,9 +162,16 @@ async def _send_all(session: Session, provider: Provider, items: Iterator[Any]) 
 
 
 def interrupted(run_dir: RunDir, saved: int | None, total: int, config: RunConfig) -> str:
+    """What an interrupted run says: what is saved, and the command that resumes it. A
+    URL's credentials in that command are shown as ***: the user puts them back."""
     command = config.resume_command or "    the same command"
+    shown = redact_urls(command)
+    again = (
+        "run again" if shown == command else "run again, with each password shown as *** put back"
+    )
+    outputs = shown_path(run_dir.outputs)
     if saved is None:
-        where = f"interrupted while scoring: every answer is saved in {run_dir.outputs}"
+        where = f"interrupted while scoring: every answer is saved in {outputs}"
     else:
-        where = f"interrupted: {saved} of {total} items are answered and saved in {run_dir.outputs}"
-    return f"{where}\n  to resume, run again:\n{command}"
+        where = f"interrupted: {saved} of {total} items are answered and saved in {outputs}"
+    return f"{where}\n  to resume, {again}:\n{shown}"
