@@ -56,3 +56,20 @@ def test_the_task_may_be_named_as_the_command_line_names_it() -> None:
     assert RunConfig(model="openai/m", task="qa").task is TaskKind.QA  # type: ignore[arg-type]
     with pytest.raises(UsageError, match="task: 'q' is not one of fc, qa, retrieval"):
         RunConfig(model="openai/m", task="q")  # type: ignore[arg-type]
+
+
+def test_a_retrieval_dataset_without_answers_is_not_run(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from tfce_eval.cli import main
+
+    # ConditionalQA has queries but no answers: nothing to ask a model, and no option of
+    # the user's to blame ("check --ids and --limit" was said before).
+    result = CliRunner().invoke(
+        main,
+        ["run", "--data", "builtin:conditionalqa", "--model", "openai/m", "--out", str(tmp_path)],
+    )
+    assert result.exit_code == 2
+    said = " ".join(result.output.split())
+    assert "a retrieval dataset without answers" in said and "tfce-eval retrieve" in said
+    assert "--limit" not in said and list(tmp_path.iterdir()) == []

@@ -66,9 +66,13 @@ def run_data(data: str | Path | None, task: TaskKind | str | None) -> tuple[Task
     chosen = None if task is None else parse_choice(TaskKind, task, "task")
     ref = resolve_data(data, chosen)
     if ref.task is TaskKind.RETRIEVAL:
-        if ref.path is not None and detect_layout(ref.path) is not None:
+        # Only a layout with answers (QASPER-RAG's answers/) has questions to ask.
+        if ref.path is not None and detect_layout(ref.path) and (ref.path / "answers").is_dir():
             return TaskKind.QA, ref.path
-        raise UsageError(f"--data {data}: a retrieval dataset; rank it with `tfce-eval retrieve`")
+        raise UsageError(
+            f"--data {data}: a retrieval dataset without answers, nothing to ask a model; "
+            "rank it with `tfce-eval retrieve`"
+        )
     return ref.task, ref.path
 
 
