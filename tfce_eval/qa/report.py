@@ -179,11 +179,13 @@ def _run_notes(run: QaRun, label: str = "") -> list[str]:
     if isinstance(judge, dict):
         digest = str(judge.get("prompt_sha256") or "")[:12]
         notes.append(f"{prefix}judge {judge.get('model')}, prompt sha256 {digest}")
-    if s.get("missing"):
-        missing = s["missing"]
+    warnings = s.get("warnings") or []
+    missing = s.get("missing")
+    # The score's own warning names the items (and says it) when there is one.
+    told = any(isinstance(w, str) and w.startswith(f"{missing} item") for w in warnings)
+    if missing and not told:
         had = counted(missing, "item") if isinstance(missing, int) else f"{missing} items"
         notes.append(f"{prefix}{had} had no output ({s.get('missing_policy')}).")
-    warnings = s.get("warnings") or []
     notes.extend(f"{prefix}{w}" for w in warnings[:5] if isinstance(w, str))
     return notes
 
