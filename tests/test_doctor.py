@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
 import socket
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fakeserver import FakeConfig, FakeServer
+from fakeserver import FakeConfig, FakeServer, qa_items
+from messages import unfold
 
+from tfce_eval.cli import main
 from tfce_eval.cli.doctor import doctor_command
 from tfce_eval.dataset.load import load_dataset
 from tfce_eval.model import Finding, Level
@@ -109,3 +112,53 @@ def test_the_command_exits_0_when_ready_and_1_otherwise(dataset):
     assert "ready for `tfce-eval run --mode fc`" in good.output
     assert bad.exit_code == 1
     assert "PROBLEM" in bad.output and "--tool-call-parser" in bad.output
+
+
+# -- a question-answering download: several split files ------------------------------------
+
+QNA_SPLIT = Path(__file__).parent.parent / "tfce_eval" / "builtin" / "telco-qna" / "set_24.json"
+
+
+@pytest.fixture
+def download(tmp_path: Path) -> Path:
+    """A Telco-Retrieve directory as GSMA's download has it: several split files."""
+    folder = tmp_path / "telco-qna"
+    folder.mkdir()
+    text = QNA_SPLIT.read_text(encoding="utf-8")
+    (folder / "3gpp_question_set_24.json").write_text(text, encoding="utf-8")
+    (folder / "question_pool_3gpp.json").write_text(text, encoding="utf-8")
+    return folder
+
+
+def _options(text: str) -> set[str]:
+    return set(re.findall(r"(--[a-z][a-z-]*)", text))
+
+
+def test_doctor_takes_the_split_its_hint_names(download: Path, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with FakeServer(FakeConfig(load_dataset(None), qa=qa_items(QNA_SPLIT))) as srv:
+        args = ["doctor", "--model", "vllm/m", "--base-url", srv.base_url, "--data", str(download)]
+        unsplit = CliRunner().invoke(main, args)
+        assert not srv.log  # nothing is asked before the split is known
+        split = CliRunner().invoke(main, [*args, "--split", "set_24"])
+    assert unsplit.exit_code == 1, unsplit.output
+    said = unfold(unsplit.output)
+    assert "2 split files; choose one" in said
+    assert "fix: give --split with one of: 3gpp_question_set_24, question_pool_3gpp" in said
+    # Every option the hint names is one doctor has.
+    help_text = CliRunner().invoke(main, ["doctor", "--help"]).output
+    fix = said.split("fix:", 1)[1]
+    assert _options(fix) and _options(fix) <= _options(help_text)
+    assert split.exit_code == 0, split.output
+    assert "item: " in split.output and "forced `answer` tool was called" in split.output
+    assert "fc mode: the answer is right" in split.output
+    assert len(srv.log) == 2
+
+
+def test_doctor_refuses_a_split_of_a_function_calling_dataset() -> None:
+    result = CliRunner().invoke(main, ["doctor", "--model", "vllm/m", "--split", "test"])
+    assert result.exit_code == 2, result.output
+    assert unfold(result.output) == (
+        "error: --split is for retrieval and question-answering datasets; builtin:tfce "
+        "(the default --data) is a function-calling dataset"
+    )

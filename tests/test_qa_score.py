@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
+from messages import unfold
 
+from tfce_eval.cli import main
 from tfce_eval.errors import DataError, UsageError
 from tfce_eval.qa import (
     CACHE_NAME,
@@ -429,3 +433,129 @@ def test_qasper_answer_and_evidence_f1(tmp_path: Path) -> None:
     }
     assert "mc" not in result.summary["answer_types"]
     assert result.summary["canonical_hit"] is None
+
+
+# -- --run FILE: a retrieval run gives the chunks of the canonical hit rate --------------
+
+#: A TREC run listed worst first: the scores, not the order of the lines, rank the chunks.
+RUN = {
+    "m1": [("23501-h00_0004", 8.0), ("38300-h00_0001", 9.0)],
+    "m2": [("38331-h00_0001", 3.0)],
+    "o1": [("38323-g00_0001", 1.5), ("36300-h00_0002", 0.5)],
+}
+
+
+def score_cli(*args: object, code: int = 0) -> Any:
+    result = CliRunner().invoke(main, ["score", *map(str, args)])
+    assert result.exit_code == code, (result.output, result.exception)
+    return result
+
+
+def download(tmp_path: Path) -> Path:
+    """The test split beside another, as a Telco-Retrieve download holds several."""
+    folder = tmp_path / "telco"
+    folder.mkdir()
+    dataset_file(folder).rename(folder / "3gpp_question_set_7.json")
+    dataset_file(folder).rename(folder / "question_pool_3gpp.json")
+    return folder
+
+
+def trec_run(path: Path, run: dict[str, list[tuple[str, float]]]) -> Path:
+    lines = [
+        f"{q} Q0 {d} {n} {s} bm25"
+        for q, ranked in run.items()
+        for n, (d, s) in enumerate(ranked, 1)
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def bare(predictions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in p.items() if k != "retrieved"} for p in predictions]
+
+
+def scored(out: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    lines = (out / "scores.jsonl").read_text(encoding="utf-8").splitlines()
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    return [json.loads(line) for line in lines], summary
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_a_run_file_gives_the_hit_rate_the_lines_retrieved_would(tmp_path: Path, k: int) -> None:
+    data = download(tmp_path)
+    run = trec_run(tmp_path / "ctx.trec", RUN)
+    # The same chunks written into the lines, in the run's order (by score).
+    ranked = {q: [d for d, _ in sorted(r, key=lambda e: -e[1])] for q, r in RUN.items()}
+    inline = [
+        {**p, "retrieved": ranked.get(str(p.get("id", p.get("question_id"))), [])}
+        for p in bare(PREDICTIONS)
+    ]
+    with_lines = write_lines(tmp_path / "lines.jsonl", inline)
+    with_run = write_lines(tmp_path / "preds.jsonl", bare(PREDICTIONS))
+    split = ("--data", data, "--split", "set_7", "--k", k)
+    score_cli(with_lines, *split, "--out", tmp_path / "a")
+    printed = score_cli(with_run, *split, "--run", run, "--out", tmp_path / "b").output
+    (a, summary_a), (b, summary_b) = scored(tmp_path / "a"), scored(tmp_path / "b")
+    hits = [(r["id"], r["canonical_hit"], r["chunk_hit"]) for r in b]
+    assert hits == [(r["id"], r["canonical_hit"], r["chunk_hit"]) for r in a]
+    assert summary_b["canonical_hit"] == summary_a["canonical_hit"]
+    by_id = {r["id"]: r for r in b}
+    assert by_id["m1"]["canonical_hit"] is (k == 2)  # 23.501 ranks second
+    assert by_id["o1"]["canonical_hit"] is True and by_id["m2"]["canonical_hit"] is False
+    assert by_id["t1"]["canonical_hit"] is False  # ranked nothing: a miss
+    assert summary_b["canonical_hit"]["questions"] == 7
+    assert summary_b["retrieval_run"]["path"] == str(run.resolve())
+    assert summary_b["retrieval_run"]["sha256"] == hashlib.sha256(run.read_bytes()).hexdigest()
+    assert summary_b["retrieval_run"]["form"] == "trec"
+    assert "retrieval_run" not in summary_a
+    assert "the run ranks nothing for 4 of the 7 questions (m3, o2, t1 and 1 more)" in unfold(
+        printed
+    )
+
+
+def test_a_run_file_and_the_lines_own_chunks_are_not_mixed(tmp_path: Path) -> None:
+    data = download(tmp_path)
+    run = trec_run(tmp_path / "ctx.trec", RUN)
+    preds = write_lines(tmp_path / "preds.jsonl", PREDICTIONS)  # m1 carries "retrieved"
+    out = tmp_path / "o"
+    result = score_cli(
+        preds, "--data", data, "--split", "set_7", "--run", run, "--out", out, code=2
+    )
+    assert unfold(result.output) == (
+        f'error: {preds}, line 1: carries its own "retrieved" and --run {run} gives the '
+        "chunks too; the hit rate would mix two retrievals: give one of them"
+    )
+    assert not out.exists()
+
+
+def test_a_run_file_for_other_questions_is_refused(tmp_path: Path) -> None:
+    data = download(tmp_path)
+    run = trec_run(tmp_path / "other.trec", {"x1": [("38331-h00_0001", 1.0)]})
+    preds = write_lines(tmp_path / "preds.jsonl", bare(PREDICTIONS))
+    out = tmp_path / "o"
+    result = score_cli(
+        preds, "--data", data, "--split", "set_7", "--run", run, "--out", out, code=1
+    )
+    assert unfold(result.output).splitlines() == [
+        f"error: {run}: the run ranks none of the dataset's 7 questions (its query ids: x1)",
+        "  fix: give a run made for this dataset's question ids and split",
+    ]
+    assert not out.exists()
+
+
+def test_a_run_whose_chunk_ids_name_no_spec_says_so(tmp_path: Path) -> None:
+    data = download(tmp_path)
+    run = trec_run(tmp_path / "ids.trec", {"m1": [("d1", 1.0)], "m2": [("d2", 1.0)]})
+    preds = write_lines(tmp_path / "preds.jsonl", bare(PREDICTIONS))
+    args = (preds, "--data", data, "--split", "set_7", "--run", run, "--out", tmp_path / "o")
+    said = unfold(score_cli(*args).output)
+    assert "warning: no chunk id in the run's top 5 names a 3GPP spec (first: d1)" in said
+    assert scored(tmp_path / "o")[1]["canonical_hit"]["hits"] == 0
+
+
+def test_run_is_for_question_answering_only(tmp_path: Path) -> None:
+    run = trec_run(tmp_path / "ctx.trec", {"paper01-q1": [("paper01_abs", 1.0)]})
+    result = score_cli(run, "--data", "builtin:conditionalqa", "--run", run, code=2)
+    assert unfold(result.output) == (
+        "error: --run is for question-answering datasets; --data is a retrieval dataset"
+    )

@@ -218,8 +218,8 @@ OR_DATA = "or give --data the dataset this file was made for"
         ),
         (
             '{"question_id": "q1", "answer": "B"}\n',
-            QASPER,
-            f"{QA_PREDICTIONS}, not a retrieval run: builtin:qasper-rag is a retrieval dataset",
+            ("--data", "builtin:conditionalqa"),  # QASPER-RAG has answers: read as QA
+            f"{QA_PREDICTIONS}, not a retrieval run: builtin:conditionalqa is a retrieval dataset",
             f"score {RUN_FORMS}, {OR_DATA}",
         ),
         (

@@ -429,3 +429,59 @@ def test_bfcl_layout_with_question_files_at_the_top_is_function_calling(
     mine = invoke("score", outputs, "--data", str(data), "--out", str(tmp_path / "a"), *ast)
     builtin = invoke("score", outputs, "--out", str(tmp_path / "b"), *ast)
     assert json.loads(mine.stdout)["overall"] == json.loads(builtin.stdout)["overall"]
+
+
+def _qasper_predictions(path: Path) -> list[str]:
+    """Predictions for the built-in QASPER-RAG's questions: every answer its reference."""
+    from tfce_eval.retrieval import load_retrieval
+
+    data = load_retrieval(BUILTIN / "qasper-rag")
+    with path.open("w", encoding="utf-8") as out:
+        for qid, answer in data.answers.items():
+            out.write(json.dumps({"id": qid, "response": f"ANSWER: {answer}"}) + "\n")
+    return sorted(data.answers)
+
+
+def test_qasper_predictions_are_scored_as_qa_without_task(tmp_path: Path) -> None:
+    preds = tmp_path / "qp.jsonl"
+    ids = _qasper_predictions(preds)
+    data = ("--data", "builtin:qasper-rag")
+    invoke("score", str(preds), *data, "--out", str(tmp_path / "found"))
+    invoke("score", str(preds), *data, "--task", "qa", "--out", str(tmp_path / "told"))
+    found, told = (
+        read_json(tmp_path / "found/summary.json"),
+        read_json(tmp_path / "told/summary.json"),
+    )
+    assert found["task"] == "qa" and found == told
+    assert found["qasper"]["answer_f1"] == 1.0 and found["qasper"]["questions"] == len(ids)
+    scores = (tmp_path / "found/scores.jsonl").read_text(encoding="utf-8")
+    assert scores == (tmp_path / "told/scores.jsonl").read_text(encoding="utf-8")
+    # Its options of question answering are not refused either: a run's chunks, --k.
+    run = tmp_path / "ctx.trec"
+    run.write_text(f"{ids[0]} Q0 paper01_abs 1 2.0 bm25\n", encoding="utf-8")
+    invoke("score", str(preds), *data, "--run", str(run), "--k", "1", "--out", str(tmp_path / "r"))
+    ranked = read_json(tmp_path / "r/summary.json")
+    assert ranked["task"] == "qa" and ranked["retrieval_run"]["path"] == str(run)
+    assert ranked["canonical_hit"]["chunk_hit"]["hits"] == 1
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        {"query_id": "paper01-q1", "corpus_id": "paper01_abs", "rank": 1, "retrieval_score": 2.0},
+        {"qid": "paper01-q1", "docids": ["paper01_abs"]},
+    ],
+)
+def test_a_run_in_json_lines_is_still_a_retrieval_run(tmp_path: Path, line: Any) -> None:
+    run = tmp_path / "run.jsonl"
+    run.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    invoke("score", str(run), "--data", "builtin:qasper-rag", "--out", str(tmp_path / "o"))
+    summary = read_json(tmp_path / "o/summary.json")
+    assert summary["task"] == "retrieval" and summary["coverage"]["answered"] == 1
+
+
+def test_qa_predictions_for_a_dataset_without_answers_are_refused(tmp_path: Path) -> None:
+    preds = tmp_path / "qp.jsonl"
+    preds.write_text('{"id": "0", "answer": "yes"}\n', encoding="utf-8")
+    out = invoke("score", str(preds), "--data", "builtin:conditionalqa", code=1).output
+    assert "not a retrieval run: builtin:conditionalqa is a retrieval dataset" in unfolded(out)

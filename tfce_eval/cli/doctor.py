@@ -6,7 +6,13 @@ from pathlib import Path
 
 import click
 
-from tfce_eval.cli.options import DATA, base_url_option, timeout_option
+from tfce_eval.cli.options import (
+    DATA,
+    base_url_option,
+    refuse_other_tasks_options,
+    split_option,
+    timeout_option,
+)
 from tfce_eval.model import Level
 
 _MARK = {Level.OK: "ok     ", Level.WARNING: "warning", Level.ERROR: "PROBLEM"}
@@ -28,6 +34,7 @@ _MARK = {Level.OK: "ok     ", Level.WARNING: "warning", Level.ERROR: "PROBLEM"}
     help="Dataset to take the item from. Default: the built-in fc dataset. A QA "
     "dataset (builtin:telco-qna) checks the forced answer tool and the ANSWER: line.",
 )
+@split_option
 @click.option(
     "--item",
     "item_id",
@@ -36,7 +43,12 @@ _MARK = {Level.OK: "ok     ", Level.WARNING: "warning", Level.ERROR: "PROBLEM"}
 )
 @timeout_option
 def doctor_command(
-    model: str, base_url: str | None, data: Path | None, item_id: str | None, timeout: float
+    model: str,
+    base_url: str | None,
+    data: Path | None,
+    split: str | None,
+    item_id: str | None,
+    timeout: float,
 ) -> None:
     """Send one parallel item with tools and say whether structured tool calls came back.
 
@@ -47,13 +59,15 @@ def doctor_command(
     """
     from tfce_eval.tasks import TaskKind, resolve_data
 
-    qa = data is not None and resolve_data(data).task is not TaskKind.FC
+    task = resolve_data(data).task
+    refuse_other_tasks_options(task)  # --split of a function-calling dataset
+    qa = data is not None and task is not TaskKind.FC
     if qa:
         from tfce_eval.providers.doctor_qa import diagnose_qa
 
         assert data is not None
         report = diagnose_qa(
-            model, data=data, base_url=base_url, item_id=item_id, timeout_s=timeout
+            model, data=data, base_url=base_url, item_id=item_id, split=split, timeout_s=timeout
         )
     else:
         from tfce_eval.providers.doctor import diagnose

@@ -210,14 +210,19 @@ def timeout_option(func: F) -> F:
     )(func)
 
 
+def split_option(func: F) -> F:
+    """--split: which split of a retrieval or QA dataset to read."""
+    return click.option(
+        "--split",
+        help="The split (a file stem for Telco-Retrieve; train/dev/test for QASPER-RAG). "
+        "Default: test when there is one, else the only one.",
+    )(func)
+
+
 def split_options(func: F) -> F:
     """--split, --corpus, --qrels: which part of a retrieval or QA dataset to read."""
     decorators = [
-        click.option(
-            "--split",
-            help="The split (a file stem for Telco-Retrieve; train/dev/test for QASPER-RAG). "
-            "Default: test when there is one, else the only one.",
-        ),
+        split_option,
         click.option(
             "--corpus",
             help="Which corpus of a chunk-span dataset: documents (default) or "
@@ -239,7 +244,8 @@ def task_option(func: F) -> F:
         "--task",
         type=click.Choice([str(t) for t in TaskKind]),
         help="The task, when the dataset's files do not say it (QASPER-RAG reads as "
-        "retrieval; with --task qa, its answers are the questions).",
+        "retrieval; with --task qa its answers are the questions, as score finds by "
+        "itself for a file of QA predictions).",
     )(func)
 
 
@@ -295,6 +301,7 @@ OPTION_TASKS: dict[str, tuple[str, tuple[TaskKind, ...]]] = {
     "--category": ("categories", (TaskKind.FC,)),
     "--missing": ("missing", (TaskKind.FC, TaskKind.QA)),
     "--k": ("k", (TaskKind.QA,)),
+    "--run": ("run_file", (TaskKind.QA,)),  # score's: chunks for the canonical hit rate
     "--split": ("split", (TaskKind.RETRIEVAL, TaskKind.QA)),
     "--corpus": ("corpus", (TaskKind.RETRIEVAL,)),
     "--qrels": ("qrels", (TaskKind.RETRIEVAL,)),

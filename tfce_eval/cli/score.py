@@ -2,7 +2,9 @@
 
 Function calling: a file of model outputs. Question answering: a predictions file.
 Retrieval: a run (TREC, JSON Lines or JSON; `dataset` scores the dataset's own
-retrieved_docs). The task comes from the dataset (`--task` overrides it).
+retrieved_docs). The task comes from the dataset (`--task` overrides it), but for a file
+of QA predictions given with a retrieval dataset that has answers (QASPER-RAG): those are
+scored as question answering.
 """
 
 from __future__ import annotations
@@ -55,6 +57,15 @@ DATASET_RUN = "dataset"
 @check_options
 @judge_options
 @click.option(
+    "--run",
+    "run_file",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    metavar="FILE",
+    help="qa: a retrieval run (TREC, JSON Lines or JSON) whose top --k chunks per "
+    'question give the canonical hit rate, as "retrieved" in the lines would (a line '
+    "with its own is refused).",
+)
+@click.option(
     "--missing",
     type=click.Choice([str(m) for m in MissingMode]),
     default=str(MissingMode.COUNT),
@@ -85,6 +96,8 @@ def score_command(
 
     task = TaskKind(options["task"]) if options["task"] else None
     ref = resolve_data(options["data"], task)
+    if task is None and _qa_predictions_for_answers(files, ref.path, options["split"]):
+        ref = dataclasses.replace(ref, task=TaskKind.QA)  # as --task qa: QASPER-RAG
     refuse_other_tasks_options(ref.task)
     beside = out_beside(files, ref.task, out_given=out_dir is not None)
     out_dir = out_dir or beside
@@ -105,6 +118,21 @@ def score_command(
     else:
         assert ref.path is not None
         _score_qa(runs[0], ref.path, shown(str(ref.path)), out_dir, as_json, options)
+
+
+def _qa_predictions_for_answers(
+    files: tuple[str, ...], data: Path | None, split: str | None
+) -> bool:
+    """Whether the one FILE holds QA predictions (its first line has an id and a response
+    or answer, which no run's line has) and the retrieval dataset's split has answers
+    (QASPER-RAG's answers/): then they are scored as question answering."""
+    from tfce_eval.cli.score_files import _first_line_task
+    from tfce_eval.tasks.load import has_answers
+
+    if len(files) != 1 or data is None or not Path(files[0]).is_file():
+        return False
+    found = _first_line_task(Path(files[0]))
+    return found is not None and found[0] is TaskKind.QA and has_answers(data, split)
 
 
 def _score_fc(
@@ -198,6 +226,7 @@ def _score_qa(
         judge_name=judge.name if judge else None,
         k=o["k"],
         missing=MissingMode(o["missing"]),
+        run_file=o["run_file"],
     )
     print_warnings(result.warnings)
     show_scored(out, qa_document([load_qa_run(out)]), result.summary, as_json)

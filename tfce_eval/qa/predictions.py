@@ -13,17 +13,22 @@ not a JSON object, an id the dataset lacks, or a line with neither a response no
 An id given twice warns; the later line counts. A last line without its line end that is
 not JSON (what a run stopped mid-write leaves) is left out with a warning naming it, and the
 item it held counts as missing.
+
+A retrieval run file may stand in for the lines' `"retrieved"` (`read_context_run`): each
+question's top k chunks of the run, in trec_eval's order. The two are not mixed: a line
+that carries its own `"retrieved"` beside a run file stops the score (`refuse_own_retrieved`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tfce_eval.errors import DataError
+from tfce_eval.errors import DataError, UsageError
 from tfce_eval.jsonl import JsonLimits, JsonLines, JsonRefused, torn_line_warning
+from tfce_eval.qa.items import normalise_spec
 from tfce_eval.words import counted
 
 #: The bounds of one line: its length in bytes, and how deeply it may nest.
@@ -222,3 +227,86 @@ def read_predictions(path: str | Path, known_ids: set[str] | frozenset[str]) -> 
             "the later line counts"
         )
     return Predictions(str(reader.path), tuple(seen.values()), reader.sha256, tuple(warnings))
+
+
+@dataclass(frozen=True, slots=True)
+class ContextRun:
+    """A retrieval run read for the canonical hit rate of a predictions file: each question's
+    top k chunks (none for a question the run ranks nothing for), what summary.json records
+    of the run file (its absolute path, form, counts and SHA-256), and what was noticed."""
+
+    chunks: Mapping[str, tuple[RetrievedChunk, ...]]
+    described: Mapping[str, object] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+
+def _first(ids: list[str]) -> str:
+    more = f" and {len(ids) - 3} more" if len(ids) > 3 else ""
+    return ", ".join(ids[:3]) + more
+
+
+def read_context_run(
+    path: str | Path, known_ids: set[str] | frozenset[str], k: int, *, specs: bool = False
+) -> ContextRun:
+    """The top `k` chunks per question of a run file in any form `score` reads for
+    retrieval (TREC, JSON Lines, JSON). DataError naming the file when it ranks none of the
+    dataset's questions; a question it ranks nothing for gets no chunk (a miss), and queries
+    the dataset lacks are ignored, each with a warning. A run knows its chunks by id only,
+    so a chunk's spec is read from its id: with `specs` (the questions have canonical
+    specs) a warning says so when no chunk id names one."""
+    from tfce_eval.retrieval import read_run
+    from tfce_eval.scoring.rundir import file_sha256
+
+    run = read_run(path)
+    ranked = sorted(q for q in known_ids if run.rankings.get(q))
+    if not ranked:
+        known = ", ".join(sorted(run.rankings)[:3]) or "none"
+        raise DataError(
+            f"the run ranks none of the dataset's {counted(len(known_ids), 'question')} "
+            f"(its query ids: {known})",
+            path=str(path),
+            hint="give a run made for this dataset's question ids and split",
+        )
+    warnings = list(run.warnings)
+    unranked = sorted(set(known_ids) - set(ranked))
+    if unranked:
+        warnings.append(
+            f"the run ranks nothing for {len(unranked)} of the "
+            f"{counted(len(known_ids), 'question')} ({_first(unranked)}): they count as "
+            "canonical misses"
+        )
+    unknown = sorted(set(run.rankings) - set(known_ids))
+    if unknown:
+        warnings.append(
+            f"{counted(len(unknown), 'query', 'queries')} of the run "
+            f"{'is' if len(unknown) == 1 else 'are'} not in the dataset ({_first(unknown)}); "
+            "ignored"
+        )
+    chunks = {
+        qid: tuple(RetrievedChunk(d) for d in list(run.rankings.get(qid, {}))[:k])
+        for qid in sorted(known_ids)
+    }
+    top = [c.chunk_id for ranking in chunks.values() for c in ranking]
+    if specs and not any(normalise_spec(chunk) for chunk in top):
+        warnings.append(
+            f"no chunk id in the run's top {k} names a 3GPP spec (first: {top[0]}): every "
+            "question is a canonical miss; name chunks by spec (38331-j00_12), or give "
+            'the lines "retrieved" with a "source" instead of --run'
+        )
+    described = {**run.describe(), "sha256": file_sha256(Path(path))}
+    return ContextRun(chunks, described, tuple(warnings))
+
+
+def refuse_own_retrieved(
+    outputs: Iterable[QaOutput], where: str | Path, run: str | Path
+) -> Iterator[QaOutput]:
+    """The outputs as they come; UsageError at the first that names its own retrieved
+    chunks while a run file gives them: one hit rate would mix two retrievals."""
+    for output in outputs:
+        if output.retrieved is not None:
+            line = f", line {output.line}" if output.line else ""
+            raise UsageError(
+                f'{where}{line}: carries its own "retrieved" and --run {run} gives the '
+                "chunks too; the hit rate would mix two retrievals: give one of them"
+            )
+        yield output

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -34,7 +34,13 @@ from tfce_eval.qa.judge import (
     parse_verdict,
     response_sha256,
 )
-from tfce_eval.qa.predictions import PredictionReader, QaOutput, RetrievedChunk
+from tfce_eval.qa.predictions import (
+    PredictionReader,
+    QaOutput,
+    RetrievedChunk,
+    read_context_run,
+    refuse_own_retrieved,
+)
 from tfce_eval.qa.records import ErrorType, QaScore, score_item
 from tfce_eval.qa.summary import summarise
 from tfce_eval.scoring.options import MissingMode
@@ -330,11 +336,15 @@ def score_predictions(
     missing: MissingMode = MissingMode.COUNT,
     chunk_hit: bool | None = None,
     concurrency: int = 8,
+    run_file: str | Path | None = None,
 ) -> QaResult:
     """Score a predictions file (Q5): read it within bounds, then as `score_outputs`.
 
-    A bad line stops with a DataError naming it before anything is written. Inside an
-    event loop (Jupyter, an async application) await `score_predictions_async` instead.
+    `run_file`, a retrieval run (any form `score` reads), gives each question's top `k`
+    chunks for the canonical hit rate, as the lines' own "retrieved" would; a line that
+    carries its own beside it is a UsageError. A bad line stops with a DataError naming
+    it before anything is written. Inside an event loop (Jupyter, an async application)
+    await `score_predictions_async` instead.
     """
     refuse_running_loop("score_predictions", "score_predictions_async")
     return run_to_end(
@@ -349,6 +359,7 @@ def score_predictions(
             missing=missing,
             chunk_hit=chunk_hit,
             concurrency=concurrency,
+            run_file=run_file,
         )
     )
 
@@ -365,21 +376,31 @@ async def score_predictions_async(
     missing: MissingMode = MissingMode.COUNT,
     chunk_hit: bool | None = None,
     concurrency: int = 8,
+    run_file: str | Path | None = None,
 ) -> QaResult:
     """`score_predictions` in the caller's event loop (same options)."""
-    reader = PredictionReader(path, frozenset(i.id for i in dataset.items))
+    ids = frozenset(i.id for i in dataset.items)
+    reader = PredictionReader(path, ids)
+    run = None
+    if run_file is not None:
+        if retrieved is not None:
+            raise UsageError("give retrieved chunks or a run_file, not both")
+        specs = any(item.spec for item in dataset.items)
+        run = read_context_run(run_file, ids, k, specs=specs)
+        retrieved = run.chunks
+    notes = list(run.warnings) if run else []
+
+    def outputs() -> Iterator[QaOutput]:
+        yield from reader if run_file is None else refuse_own_retrieved(reader, path, run_file)
+        notes.extend(reader.warnings)  # a torn last line: known once the file is read
 
     def extra() -> dict[str, Any]:
-        return {
-            "predictions": {
-                "path": recorded(reader.path),
-                "sha256": reader.sha256,
-                "lines": reader.lines,
-            }
-        }
+        predictions = {"path": recorded(reader.path), "sha256": reader.sha256}
+        found = {"predictions": {**predictions, "lines": reader.lines}}
+        return found if run is None else {**found, "retrieval_run": dict(run.described)}
 
     return await score_outputs_async(
-        reader,
+        outputs(),
         dataset,
         out_dir=out_dir,
         judge=judge,
@@ -389,7 +410,6 @@ async def score_predictions_async(
         missing=missing,
         chunk_hit=chunk_hit,
         concurrency=concurrency,
-        # Filled as the file is read (a torn last line), which happens before they are used.
-        warnings=reader.warnings,
+        warnings=notes,
         extra=extra,
     )
