@@ -121,6 +121,9 @@ MC_CASES = [
     ("ANSWER: B (not the Session Management Function (SMF))", "B"),
     ("ANSWER: B) Access and Mobility Management Function (AMF), as TS 23.501 says", "B"),
     ("ANSWER: B - Access and Mobility Management Function (AMF)", "B"),
+    # Markers left unpaired (not emphasis by CommonMark's rules) around the label.
+    ("**Answer:**B", "B"),
+    ("ANSWER: `B", "B"),
 ]
 
 MC_ERRORS = [

@@ -158,7 +158,8 @@ def _mc_segment(item: QaItem, segment: str) -> Extraction:
     """The option a short text (the deciding place) names, or why it names none or two."""
     options = item.options
     for text in (segment, _strip_lead_in(segment)):
-        text = text.strip().rstrip(".!").strip(_QUOTES).strip()
+        # Quotes, and markers markdown left unpaired: "**Answer:**B" is not emphasis.
+        text = text.strip().rstrip(".!").strip(_QUOTES + "*`").strip()
         if not text:
             continue
         label = read_option(options, text)
