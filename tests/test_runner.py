@@ -272,6 +272,22 @@ def test_resume_cuts_a_torn_line_and_asks_only_what_is_missing(server, tmp_path)
     assert not second.score.warnings or "incomplete" not in " ".join(second.score.warnings)
 
 
+def test_a_whole_last_line_without_its_newline_is_kept_not_cut(server, tmp_path):
+    # `truncate -s -1`, an editor: the line is whole, so a resume counts its item answered;
+    # it was then cut before appending, and its item scored missing without being asked.
+    first = run_eval(config(server, tmp_path))
+    path = first.run_dir / "outputs.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:12]) + lines[12].rstrip("\n"))
+    missing = sorted(json.loads(line)["id"] for line in lines[13:])
+    server.log.clear()
+    second = run_eval(config(server, tmp_path))
+    assert sorted(asked(server)) == missing
+    ids = [r["id"] for r in outputs(second.run_dir)]
+    assert len(ids) == len(set(ids)) == 16
+    assert second.score.summary["overall"]["micro"]["accuracy"] == 1.0
+
+
 def test_items_are_selected_by_category_ids_and_a_limit_per_category(dataset, tmp_path):
     base = RunConfig(model="openai/m", data=DATA)
     assert len(select_ids(dataset, base)) == 16

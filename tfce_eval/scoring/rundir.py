@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from tfce_eval.errors import DataError
-from tfce_eval.jsonl import JsonLines
+from tfce_eval.jsonl import JsonLines, JsonRefused, parse_json
 from tfce_eval.jsonl import read_json as read_json_document
 from tfce_eval.model import Category, ErrorCode, ScoreRecord, TaskKind
 from tfce_eval.scoring.keeper import Keeper
@@ -240,7 +240,9 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 def truncate_torn_tail(path: Path) -> bool:
     """Cut an incomplete last line off an outputs file so appends start on a fresh line.
 
-    Returns True if anything was cut.
+    A last line that is a whole JSON object without its newline (an editor, `truncate`)
+    is what the reader keeps (and a resume counts as answered): it gets its newline
+    instead of being cut. Returns True if anything was cut.
     """
     if not path.exists():
         return False
@@ -264,10 +266,26 @@ def truncate_torn_tail(path: Path) -> bool:
                 break
         if end_of_last_complete == size:
             return False
+        fh.seek(end_of_last_complete)
+        if _whole_object(fh.read(size - end_of_last_complete)):
+            fh.seek(size)
+            fh.write(b"\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+            return False
         fh.truncate(end_of_last_complete)
         fh.flush()
         os.fsync(fh.fileno())
         return True
+
+
+def _whole_object(tail: bytes) -> bool:
+    """Whether a last line without its newline is one whole JSON object, as the JSON Lines
+    reader keeps it (within its bounds: a line it would refuse is torn here too)."""
+    try:
+        return isinstance(parse_json(tail), dict)
+    except JsonRefused:
+        return False
 
 
 def file_sha256(path: Path) -> str:
