@@ -433,3 +433,27 @@ def test_a_builtin_dataset_is_recorded_by_name_not_install_path(tmp_path: Path) 
     shown = CliRunner().invoke(main, ["report", str(run_dir), "--failures", "1", "--format", "md"])
     assert shown.exit_code == 0, shown.output
     assert f"| {item.id} | question | {item.question.splitlines()[0][:40]}" in shown.output
+
+
+def test_sigterm_while_the_context_is_built_exits_143_said_as_sigterm(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import signal
+    import time
+
+    import tfce_eval.run.qa_run as qa_run
+
+    def terminated(*args: Any, **kwargs: Any) -> Any:
+        os.kill(os.getpid(), signal.SIGTERM)  # `kill`, `timeout`, Slurm: BM25 still indexing
+        time.sleep(5)
+        raise AssertionError("SIGTERM was not heard")
+
+    monkeypatch.setattr(qa_run, "build_requests", terminated)
+    result = CliRunner().invoke(
+        main,
+        ["run", "--data", "builtin:telco-qna", "--model", "vllm/m"]
+        + ["--base-url", "http://127.0.0.1:9/v1", "--context", "bm25", "--out", str(tmp_path)],
+    )
+    assert result.exit_code == 143, result.output
+    assert result.output.startswith("interrupted: stopped by SIGTERM")

@@ -99,7 +99,7 @@ def test_ctrl_c_or_sigterm_stops_cleanly_and_says_how_to_resume(dataset, tmp_pat
         stopped = _start_and_stop_midway(srv, tmp_path, sig)
         _, stderr = stopped.communicate()
         assert stopped.returncode == code, stderr
-        assert "interrupted:" in stderr
+        assert "interrupted:" in stderr and "error: interrupted" not in stderr
         # The command shown pastes into a shell: continued lines end with a backslash.
         assert_folded(stderr)
         shown = stderr.split("to resume, run again:\n", 1)[1].split("\n\n", 1)[0]

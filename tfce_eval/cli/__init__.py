@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from tfce_eval import __version__
-from tfce_eval.errors import TfceError
+from tfce_eval.errors import RunInterrupted, TfceError
 
 #: name -> (module, attribute, one-line help shown by `tfce-eval --help`).
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -70,11 +70,13 @@ class _Failure(click.ClickException):
     def __init__(self, error: TfceError) -> None:
         super().__init__(str(error))
         self.exit_code = error.exit_code  # type: ignore[misc]
+        # An interrupted run is no error: its message begins `interrupted:` of itself.
+        self.label = "" if isinstance(error, RunInterrupted) else "error: "
 
     def show(self, file: Any = None) -> None:
         from tfce_eval.cli.text import fold, shown
 
-        click.echo(fold(shown(self.format_message()), "error: "), err=True)
+        click.echo(fold(shown(self.format_message()), self.label), err=True)
 
 
 class _Interrupted(click.ClickException):

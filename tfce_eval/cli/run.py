@@ -323,6 +323,13 @@ def run_command(
             if terminated:
                 stopped.exit_code = 128 + signal.SIGTERM  # 143, as for any SIGTERM
             raise
+        except KeyboardInterrupt:
+            if not terminated:
+                raise  # Ctrl-C before the requests: the command line's own message
+            # SIGTERM before any request (a context being built): 143, said as SIGTERM.
+            said = RunInterrupted("interrupted: stopped by SIGTERM before the command finished")
+            said.exit_code = 128 + signal.SIGTERM
+            raise said from None
     from tfce_eval.cli.render import print_warnings
 
     print_warnings(result.score.warnings)
