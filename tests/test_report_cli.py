@@ -5,6 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -255,3 +259,40 @@ def test_the_examples_readme_command_writes_into_results_not_the_checkout(
     for name in ("scores.jsonl", "summary.json", "report.md", "report.html"):
         assert (out / name).is_file()
     assert "results/" in (repo / ".gitignore").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (lambda p: p.write_text("[]\n", encoding="utf-8"), "not a summary"),
+        (lambda p: p.mkdir(), "not a file"),
+        (lambda p: os.mkfifo(p), "not a file"),  # never opened: no writer would come
+    ],
+)
+def test_a_summary_that_is_none_is_named_not_the_scores(
+    run_dir: Path, make: Callable[[Path], object], said: str
+) -> None:
+    summary = run_dir / "summary.json"
+    summary.unlink()
+    make(summary)
+    done = subprocess.run(
+        [sys.executable, "-m", "tfce_eval", "report", str(run_dir)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert unfold(done.stderr).startswith(f"error: {summary}: {said}")
+
+
+def test_a_scores_file_that_is_a_named_pipe_does_not_hang(run_dir: Path) -> None:
+    scores = run_dir / "scores.jsonl"
+    scores.unlink()
+    os.mkfifo(scores)
+    done = subprocess.run(
+        [sys.executable, "-m", "tfce_eval", "report", str(run_dir)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "Traceback" not in done.stderr and done.returncode in (0, 1)

@@ -156,11 +156,21 @@ def _task_of(run_dirs: tuple[Path, ...]) -> TaskKind:
     for run_dir in run_dirs:
         summary = run_dir / SUMMARY
         task: str | None = TaskKind.FC
-        if not summary.is_file():
+        if not summary.exists():
             task = None
         else:
+            if not summary.is_file():  # a directory, a FIFO: never opened
+                raise DataError(
+                    "not a file", path=str(summary), hint="score the run again to rewrite it"
+                )
             head = read_json(summary, hint="score the run again to rewrite it")
-            if isinstance(head, dict) and isinstance(head.get("task"), str):
+            if not isinstance(head, dict):
+                raise DataError(
+                    "not a summary (a JSON object is expected)",
+                    path=str(summary),
+                    hint="score the run again to rewrite it",
+                )
+            if isinstance(head.get("task"), str):
                 task = head["task"]
         tasks.append(task)
     if len({t for t in tasks if t}) > 1:

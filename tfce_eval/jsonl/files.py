@@ -11,7 +11,10 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,12 +50,24 @@ class Record:
 
 
 def _open(path: Path) -> BinaryIO:
-    """`path` opened for reading bytes; DataError naming it when it cannot be."""
+    """`path` opened for reading bytes; DataError naming it when it cannot be.
+
+    Opened without blocking, then read blocking as usual: a named pipe that no one writes
+    to reads as empty instead of hanging the command in open(), and a pipe someone writes
+    to (`<(zcat outputs.jsonl.gz)`) is read as it comes."""
     try:
-        return path.open("rb")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         raise DataError("file not found", path=str(path)) from None
     except OSError as exc:
+        raise _unreadable(path, exc) from None
+    try:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except OSError as exc:
+        os.close(fd)
         raise _unreadable(path, exc) from None
 
 
