@@ -162,3 +162,19 @@ def test_doctor_refuses_a_split_of_a_function_calling_dataset() -> None:
         "error: --split is for retrieval and question-answering datasets; builtin:tfce "
         "(the default --data) is a function-calling dataset"
     )
+
+
+# -- what doctor prints fits 80 columns ----------------------------------------------------
+
+
+def test_every_line_doctor_prints_fits_80_columns(dataset, monkeypatch) -> None:
+    """A server's over-long word (an error body of one 500-character word) is cut to fit
+    under the finding's 9-column indent, not only under a message's 4."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-" + "k" * 120)
+    with FakeServer(FakeConfig(dataset, always=("text_error_key",))) as srv:
+        result = CliRunner().invoke(
+            main, ["doctor", "--model", "vllm/m", "--base-url", srv.base_url]
+        )
+    assert result.exit_code == 1, result.output
+    assert "PROBLEM  the request failed: HTTP" in result.output
+    assert [line for line in result.output.splitlines() if len(line) > 80] == []

@@ -116,6 +116,26 @@ def test_a_missing_key_is_reported_only_where_one_is_needed(model, env, base_url
     assert (found is None) if problem is None else (problem in found)
 
 
+def test_a_base_urls_credentials_are_hidden_wherever_the_provider_shows_them():
+    provider = make_provider("vllm/m", base_url="http://alice:pw-9x8y7z@h:1/v1/", env={})
+    assert provider.base_url == "http://alice:***@h:1/v1"
+    assert provider.request_url() == "http://alice:***@h:1/v1/chat/completions"
+    # The HTTP client sends them as Basic authentication, in place of any key.
+    assert provider.redacted_headers()["Authorization"] == (
+        "Basic <base64 of the user:password in the base URL>"
+    )
+    assert make_provider("vllm/m", base_url="http://tok-123456@h:1", env={}).base_url == (
+        "http://***@h:1"
+    )
+    # A redirect names hosts, never the credentials or query of the address it gives.
+    ctx = ServerContext("vllm", "m", provider.base_url, "OPENAI_API_KEY", True, True)
+    moved = {"Location": "http://bob:pw2-55577@other:2/v1?key=k-7778889"}
+    error = classify_status(307, "", moved, "moved", ctx)
+    assert "to another host, other:2;" in error.message
+    assert "pw2-55577" not in error.render() and "k-7778889" not in error.render()
+    assert error.message.startswith("HTTP 307: h:1 redirects")
+
+
 # --- requests ---------------------------------------------------------------------------------
 
 
@@ -694,7 +714,8 @@ def test_a_servers_words_fit_a_message_however_long_or_whatever_the_form():
     assert server_message(page, "HTTP 401") == "an HTML page (401 Authorization Required)"
     assert server_message("<html><body>x</body></html>", "") == "an HTML page"
     shown = server_message("E" * 500 + " is not  a\nvalid key.", "")
-    assert shown == "E" * 75 + "… is not a valid key."
+    # 70 columns: a word fits under doctor's 9-column indent (README "doctor").
+    assert shown == "E" * 69 + "… is not a valid key."
     long = server_message({"error": {"message": "word " * 200}}, "")
     assert len(long) == 300 and long.endswith("…")
     url = "https://platform.openai.com/docs/guides/error-codes/api-errors"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfce_eval.run.judge import ProviderJudge
+from tfce_eval.run.judge import ProviderJudge, judge_for
 
 
 def make_judge(options: dict[str, Any], *, model_under_test: str | None) -> ProviderJudge | None:
@@ -12,10 +12,8 @@ def make_judge(options: dict[str, Any], *, model_under_test: str | None) -> Prov
     name = options.get("judge")
     if not name:
         return None
-    from tfce_eval.providers.registry import make_provider
     from tfce_eval.qa import check_judge
 
     if model_under_test:
         check_judge(model_under_test, name, allow_self_judge=bool(options.get("allow_self_judge")))
-    provider = make_provider(name, base_url=options.get("judge_base_url"))
-    return ProviderJudge(provider, name)
+    return judge_for(name, options.get("judge_base_url"))

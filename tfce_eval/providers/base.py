@@ -188,7 +188,9 @@ class Provider(ABC):
     #: Short provider name as in `--model provider/name` (openai, anthropic, vllm, ...).
     name: str
     model: str
-    base_url: str  # the effective base URL ("" when the SDK's default is used)
+    #: The effective base URL as it may be shown and recorded: its credentials hidden
+    #: (`secrets.shown_url`); the SDK alone is given the URL as written.
+    base_url: str
 
     @abstractmethod
     def build_chat(
@@ -244,7 +246,13 @@ class Provider(ABC):
 
     @abstractmethod
     def credentials_problem(self) -> str | None:
-        """What to fix when no key is available where one is needed; None when all is well."""
+        """What to fix when no key is available where one is needed, or the key cannot be
+        sent (`key_problem`); None when all is well. Never quotes the key."""
+
+    def key_problem(self) -> str | None:
+        """What to fix when the key given cannot be sent in a header (white space at an
+        end, control or non-ASCII characters); None when it can, or none is given."""
+        return None
 
     @abstractmethod
     def sdk_versions(self) -> dict[str, str]:

@@ -2,7 +2,8 @@
 
 OpenAI and Anthropic are reached at their SDK's default URL (or `OPENAI_BASE_URL` /
 `ANTHROPIC_BASE_URL`); the OpenAI-compatible local servers at their usual local address.
-`--base-url` overrides any of them.
+`--base-url` overrides any of them. A base URL that cannot work (not http(s) with a host, a
+query string or fragment, white space) is refused here, before anything is sent.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from tfce_eval.errors import UsageError
 from tfce_eval.providers.anthropic_messages import AnthropicMessagesProvider
 from tfce_eval.providers.base import Mode, Provider
 from tfce_eval.providers.openai_chat import OpenAIChatProvider
+from tfce_eval.providers.secrets import shown_url, url_problem
 from tfce_eval.providers.spec import Api, ProviderSpec
 
 PROVIDERS: Mapping[str, ProviderSpec] = {
@@ -71,12 +73,28 @@ def parse_model(model: str) -> tuple[ProviderSpec, str]:
     return spec, name
 
 
-def resolve_base_url(spec: ProviderSpec, base_url: str | None, env: Mapping[str, str]) -> str:
+def resolve_base_url(
+    spec: ProviderSpec,
+    base_url: str | None,
+    env: Mapping[str, str],
+    *,
+    url_option: str = "--base-url",
+) -> str:
+    """The base URL to use: `base_url`, else the SDK's variable, else the usual one.
+
+    UsageError, naming where it came from (`url_option` or the variable) and showing it
+    without its credentials, when it cannot be a base URL.
+    """
     if base_url:
-        return base_url.rstrip("/")
-    if spec.base_url_env and env.get(spec.base_url_env):
-        return env[spec.base_url_env].rstrip("/")
-    return spec.default_base_url
+        url, source = base_url, url_option
+    elif spec.base_url_env and env.get(spec.base_url_env):
+        url, source = env[spec.base_url_env], spec.base_url_env
+    else:
+        return spec.default_base_url
+    problem = url_problem(url)
+    if problem is not None:
+        raise UsageError(f"{source} {shown_url(url)!r}: {problem}")
+    return url.rstrip("/")
 
 
 def make_provider(
@@ -85,19 +103,26 @@ def make_provider(
     base_url: str | None = None,
     timeout_s: float = 60.0,
     env: Mapping[str, str] | None = None,
+    url_option: str = "--base-url",
 ) -> Provider:
-    """The provider for `--model provider/name`. No SDK is imported until a request is sent."""
+    """The provider for `--model provider/name`. No SDK is imported until a request is sent.
+
+    `url_option` names the option `base_url` came from in a refusal (`--judge-base-url`).
+    """
     spec, name = parse_model(model)
     environ = os.environ if env is None else env
-    url = resolve_base_url(spec, base_url, environ)
-    key = environ.get(spec.key_env) or None
+    url = resolve_base_url(spec, base_url, environ, url_option=url_option)
+    key_env = spec.key_env
+    key = environ.get(key_env) or None
     if spec.api is Api.ANTHROPIC_MESSAGES:
-        key = key or environ.get("ANTHROPIC_AUTH_TOKEN") or None
+        if key is None and environ.get("ANTHROPIC_AUTH_TOKEN"):
+            key_env = "ANTHROPIC_AUTH_TOKEN"
+            key = environ[key_env]
         return AnthropicMessagesProvider(
-            spec, name, url, key, explicit_url=bool(base_url), timeout_s=timeout_s
+            spec, name, url, key, key_env=key_env, explicit_url=bool(base_url), timeout_s=timeout_s
         )
     return OpenAIChatProvider(
-        spec, name, url, key, explicit_url=bool(base_url), timeout_s=timeout_s
+        spec, name, url, key, key_env=key_env, explicit_url=bool(base_url), timeout_s=timeout_s
     )
 
 

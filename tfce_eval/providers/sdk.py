@@ -2,7 +2,9 @@
 
 Both SDKs raise the same family of exceptions (a timeout, a connection error, a status error
 carrying the response), so one classifier serves both. The key is read from the environment
-once, handed to the SDK, and scrubbed from every message this package produces.
+once, handed to the SDK, and scrubbed from every message this package produces, in every
+form it may come back in (`secrets`); so are the credentials of a base URL, which is shown
+and recorded only as `secrets.shown_url` shows it (`base_url`).
 """
 
 from __future__ import annotations
@@ -30,8 +32,16 @@ from tfce_eval.providers.base import (
     nesting_depth,
 )
 from tfce_eval.providers.prompting import question_messages, system_prompt
+from tfce_eval.providers.secrets import (
+    key_problem,
+    redact_urls,
+    scrub_forms,
+    secret_forms,
+    shown_url,
+    url_credentials,
+)
 from tfce_eval.providers.spec import PLACEHOLDER_KEY, ProviderSpec
-from tfce_eval.providers.status import ServerContext, classify_status
+from tfce_eval.providers.status import ServerContext, classify_status, readable
 from tfce_eval.schema.wire import WireTool
 
 
@@ -68,15 +78,24 @@ class SdkProvider(Provider):
         base_url: str,
         api_key: str | None,
         *,
+        key_env: str | None = None,
         explicit_url: bool = False,
         timeout_s: float = 60.0,
     ) -> None:
         self.spec = spec
         self.name = spec.name
         self.model = model
-        self.base_url = base_url
+        self._url = base_url  # as given: only the SDK sees it
+        self.base_url = shown_url(base_url)
         self.timeout_s = timeout_s
         self._key = api_key
+        self.key_env = key_env or spec.key_env  # where the key was read
+        self._credentials = url_credentials(base_url)
+        secrets = [api_key] if api_key else []
+        if self._credentials is not None:
+            user, password = self._credentials.user, self._credentials.password
+            secrets += [self._credentials.basic, user if password is None else password]
+        self._forms = secret_forms(secrets)
         # A key is needed only for the vendors' own endpoints.
         self._needs_key = not spec.local and not explicit_url
         self._client: Any = None
@@ -87,38 +106,51 @@ class SdkProvider(Provider):
     def api_key(self) -> str:
         return self._key or PLACEHOLDER_KEY
 
+    def key_problem(self) -> str | None:
+        return None if self._key is None else key_problem(self._key, self.key_env)
+
     def credentials_problem(self) -> str | None:
         if self._key is None and self._needs_key:
             return (
                 f"no API key: set {self.spec.key_env} (it is read from the environment and "
                 "never written to any file)"
             )
-        return None
+        return self.key_problem()
 
     def scrub(self, text: str) -> str:
-        """`text` with the key replaced, for anything that may be shown or written."""
-        if self._key and len(self._key) >= 4:
-            text = text.replace(self._key, "***")
-        return text
+        """`text` with the secrets replaced, in any form, and every URL in it shown as
+        `shown_url` shows it: for a message that may be shown or written."""
+        if self._url != self.base_url:
+            text = text.replace(self._url, self.base_url)
+        return redact_urls(scrub_forms(text, self._forms))
 
     def scrub_value(self, value: Any) -> Any:
-        """`value` (parsed JSON, depth already bounded) with the key replaced in every string.
+        """`value` (parsed JSON, depth already bounded) with the secrets replaced in every
+        string (URLs are left as they are: they are the model's answer).
 
         A server or a model may echo the key in an answer; the answer is kept in files.
         """
-        if not self._key or len(self._key) < 4:
+        if not self._forms:
             return value
         if isinstance(value, str):
-            return self.scrub(value)
+            return scrub_forms(value, self._forms)
         if isinstance(value, dict):
-            return {self.scrub(str(k)): self.scrub_value(v) for k, v in value.items()}
+            return {scrub_forms(str(k), self._forms): self.scrub_value(v) for k, v in value.items()}
         if isinstance(value, list):
             return [self.scrub_value(v) for v in value]
         return value
 
     def redacted_headers(self) -> dict[str, str]:
-        source = f"${self.spec.key_env}" if self._key else f"placeholder {PLACEHOLDER_KEY!r}"
-        return {"Authorization": f"Bearer <{source}>", "Content-Type": "application/json"}
+        if self._credentials is not None:
+            # The HTTP client sends the base URL's user and password as Basic
+            # authentication, in place of the key.
+            source = "user:password" if self._credentials.password is not None else "user"
+            auth = f"Basic <base64 of the {source} in the base URL>"
+        elif self._key:
+            auth = f"Bearer <${self.key_env}>"
+        else:
+            auth = f"Bearer <placeholder {PLACEHOLDER_KEY!r}>"
+        return {"Authorization": auth, "Content-Type": "application/json"}
 
     # --- requests -------------------------------------------------------------------------
 
@@ -235,7 +267,12 @@ class SdkProvider(Provider):
 
     def _context(self) -> ServerContext:
         return ServerContext(
-            self.name, self.model, self.base_url, self.spec.key_env, self.spec.local
+            self.name,
+            self.model,
+            self.base_url,
+            self.key_env,
+            self.spec.local,
+            self._credentials is not None,
         )
 
     def classify_with(self, sdk: ModuleType, exc: BaseException) -> ProviderError:
@@ -267,7 +304,7 @@ class SdkProvider(Provider):
                     refused=True,
                 )
             cause = exc.__cause__ or exc.__context__
-            detail = f"{type(cause).__name__}: {cause}" if cause else str(exc)
+            detail = readable(self.scrub(f"{type(cause).__name__}: {cause}" if cause else str(exc)))
             return ProviderError(
                 ErrorKind.RETRYABLE, f"connection to {self.base_url} failed ({detail})"
             )
@@ -275,6 +312,13 @@ class SdkProvider(Provider):
             headers = getattr(exc.response, "headers", None)
             return classify_status(
                 exc.status_code, exc.body, headers, str(exc.message), self._context(), self.scrub
+            )
+        if isinstance(exc, UnicodeEncodeError):  # the request itself cannot be sent
+            return ProviderError(
+                ErrorKind.FATAL,
+                f"the request cannot be sent: {exc.reason} ({exc.encoding} cannot encode a "
+                "character of a header)",
+                hint=f"check {self.key_env} and the base URL for characters that are not ASCII",
             )
         if isinstance(exc, ValueError):  # a body the SDK itself could not decode
             return ProviderError(ErrorKind.RETRYABLE, f"malformed response: {exc}")

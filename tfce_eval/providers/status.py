@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
 from tfce_eval.providers.base import DROPPABLE_PARAMS, ErrorKind, ProviderError
+from tfce_eval.providers.secrets import shown_url
 
 
 def parse_retry_after(
@@ -81,14 +82,15 @@ def refused_param(message: str, param: object) -> str | None:
 
 
 #: A server's words as a message shows them: at most this many characters in all, and no
-#: word longer than fits a folded line (a message folds at 80 columns, indented 4).
+#: word longer than fits a folded line (a message folds at 80 columns, indented 4; a
+#: finding of `doctor` indented 9, under its mark: 70 leaves one column to spare).
 _MESSAGE_CHARS = 300
-_WORD_CHARS = 76
+_WORD_CHARS = 70
 _HTML_PAGE = re.compile(r"\s*<(?:!doctype|html|head|body)\b", re.IGNORECASE)
 _HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 
 
-def _readable(text: str) -> str:
+def readable(text: str) -> str:
     """`text` for a one-line message: an HTML page named by its title, whitespace
     collapsed, over-long words and the whole cut with an ellipsis."""
     if _HTML_PAGE.match(text):
@@ -104,12 +106,12 @@ def server_message(
     body: object, fallback: str, scrub: Callable[[str], str] = lambda text: text
 ) -> str:
     """The human part of an error body: OpenAI/Anthropic `{"error": {"message"}}` and kin,
-    made readable in one message (see `_readable`).
+    made readable in one message (see `readable`).
 
     `scrub` removes secrets; it is applied before anything is cut, so that no part of a
     secret survives the cut.
     """
-    return _readable(_server_words(body, fallback, scrub))
+    return readable(_server_words(body, fallback, scrub))
 
 
 def _server_words(body: object, fallback: str, scrub: Callable[[str], str]) -> str:
@@ -146,6 +148,7 @@ class ServerContext:
     base_url: str
     key_env: str
     local: bool
+    url_credentials: bool = False  # the base URL carries a user (and password)
 
 
 def classify_status(
@@ -179,7 +182,12 @@ def classify_status(
             ErrorKind.RETRYABLE, message, status, retry_after=parse_retry_after(headers)
         )
     if status == 401:
-        if ctx.local:
+        if ctx.url_credentials:
+            hint = (
+                "the server refused the user and password of the base URL (sent as Basic "
+                f"authentication, in place of {ctx.key_env}): check them"
+            )
+        elif ctx.local:
             hint = (
                 f"the server at {ctx.base_url} wants an API key: set {ctx.key_env} to the "
                 "key it was started with (vLLM: --api-key)"
@@ -212,12 +220,12 @@ def classify_status(
 def _redirect_message(status: int, headers: Mapping[str, str] | None, ctx: ServerContext) -> str:
     """What a redirect pointed at, naming both hosts when it leaves the server."""
     lowered = {k.lower(): v for k, v in (headers or {}).items()}
-    here = urlsplit(ctx.base_url).netloc or ctx.base_url
+    here = _host(ctx.base_url)
     location = lowered.get("location")
     if not location:
         return f"HTTP {status}: {here} answered with a redirect that names no address"
-    target = urljoin(ctx.base_url, location)
-    there = urlsplit(target).netloc
+    target = shown_url(urljoin(ctx.base_url, location))
+    there = _host(target)
     if there != here:
         return (
             f"HTTP {status}: {here} redirects to another host, {there}; requests are not "
@@ -227,6 +235,15 @@ def _redirect_message(status: int, headers: Mapping[str, str] | None, ctx: Serve
         f"HTTP {status}: {here} redirects to {target}; requests are not sent on (give "
         "the address it names with --base-url)"
     )
+
+
+def _host(url: str) -> str:
+    """The host (and port) of `url`, without any user info."""
+    try:
+        netloc = urlsplit(url).netloc
+    except ValueError:
+        return url
+    return netloc.rpartition("@")[2] or url
 
 
 def _field(body: object, name: str) -> object:

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tfce_eval import __version__
+from tfce_eval.providers.secrets import shown_url
 
 #: The run.json fields that define a run: resume refuses when one of them differs.
 IDENTITY_FIELDS = (
@@ -62,7 +63,7 @@ class RunIdentity:
             "dataset_sha256": self.dataset_sha256,
             "provider": self.provider,
             "model": self.model,
-            "base_url": self.base_url,
+            "base_url": recorded_url(self.base_url),
             "mode": self.mode,
             "request_options": dict(self.request_options),
             "categories": list(self.categories),
@@ -74,6 +75,13 @@ def _mapping(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def recorded_url(url: object) -> object:
+    """A base URL as run.json records it: its credentials hidden (`shown_url`). A run.json
+    written before they were is read the same way, so that it resumes and never shows
+    them."""
+    return shown_url(url) if isinstance(url, str) else url
+
+
 def _identity_view(meta: Mapping[str, Any]) -> dict[str, Any]:
     dataset = _mapping(meta.get("dataset"))
     selection = _mapping(meta.get("selection"))
@@ -81,7 +89,7 @@ def _identity_view(meta: Mapping[str, Any]) -> dict[str, Any]:
         "dataset_sha256": dataset.get("sha256"),
         "provider": meta.get("provider"),
         "model": meta.get("model"),
-        "base_url": meta.get("base_url"),
+        "base_url": recorded_url(meta.get("base_url")),
         "mode": meta.get("mode"),
         "request_options": meta.get("request_options"),
         "categories": meta.get("categories"),
@@ -173,7 +181,7 @@ def build_meta(
         "provider": identity.provider,
         "model": identity.model,
         "api": api,
-        "base_url": identity.base_url,
+        "base_url": recorded_url(identity.base_url),
         "mode": identity.mode,
         "request_options": dict(identity.request_options),
         "request_notes": dict(request_notes),

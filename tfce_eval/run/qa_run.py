@@ -31,7 +31,7 @@ from tfce_eval.qa.scoring import run_to_end
 from tfce_eval.retrieval import default_cache_dir, read_run
 from tfce_eval.run.config import Context, ContextSpec, RunConfig
 from tfce_eval.run.driver import Plan, run_identity
-from tfce_eval.run.judge import ProviderJudge
+from tfce_eval.run.judge import ProviderJudge, judge_for
 from tfce_eval.run.qa import (
     QaAsker,
     QaRequest,
@@ -83,12 +83,13 @@ def _answer_types(dataset: QaDataset, ids: list[str]) -> tuple[str, ...]:
     return tuple(str(k) for k in ANSWER_TYPE_ORDER if k in kinds)
 
 
-def _settings(config: RunConfig) -> dict[str, Any]:
+def _settings(config: RunConfig, judge: ProviderJudge | None) -> dict[str, Any]:
     return {
         "task": str(TaskKind.QA),
         "split": config.split,
         "corpus": None if config.corpus is None else str(config.corpus),
         "judge": config.judge,
+        "judge_base_url": None if judge is None else judge.base_url,
         "concurrency": config.concurrency,
         "timeout_s": config.timeout_s,
         "retry": config.retry.to_json(),
@@ -99,8 +100,9 @@ def make_judge(config: RunConfig) -> ProviderJudge | None:
     if not config.judge:
         return None
     check_judge(config.model, config.judge, allow_self_judge=config.allow_self_judge)
-    provider = make_provider(config.judge, base_url=config.judge_base_url)
-    return ProviderJudge(provider, config.judge, timeout_s=config.timeout_s, retry=config.retry)
+    return judge_for(
+        config.judge, config.judge_base_url, timeout_s=config.timeout_s, retry=config.retry
+    )
 
 
 def qa_plan(config: RunConfig, run_dir: RunDir) -> tuple[Provider, Plan]:
@@ -173,7 +175,7 @@ def qa_plan(config: RunConfig, run_dir: RunDir) -> tuple[Provider, Plan]:
             dataset.sha256, provider, config, ids, _answer_types(dataset, ids), spec.to_json()
         ),
         dataset_path=str(recorded(config.data)),
-        settings=_settings(config),
+        settings=_settings(config, judge),
         asker=QaAsker(config.mode, spec.kind),
         items=items,
         score=score,
