@@ -192,13 +192,15 @@ def test_validate_reports_every_problem_with_its_line(tmp_path: Path) -> None:
             4,
             "not valid JSON: Expecting property name enclosed in double quotes at column 2",
         ),
-        ("qrels", 2, "judgement for query 'q9', which is not among the queries of this split"),
         ("qrels", 3, "judgement of document 'nope', which is not in the corpus"),
         ("qrels", 4, "field 'score' is str, not an integer"),
         ("top_ranked", 1, "1 candidate of query 'q1' is not in the corpus (first: gone)"),
         ("retrieved_docs", 2, "document 'p1_0' is listed twice for query 'q1'"),
     }
     assert expected <= seen, expected - seen
+    # q9 may be the query on the line that is not JSON: its judgement is not reported
+    # as one of an unknown query (tests/test_retrieval_knock_on.py).
+    assert not [p for p in problems if "'q9'" in p.message]
     for p in problems:
         assert p.hint and p.level is Level.ERROR, p
     with pytest.raises(DataError) as err:

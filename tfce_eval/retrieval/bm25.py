@@ -8,8 +8,10 @@ BM25 is bm25s's Lucene variant (k1 1.5, b 0.75).
 
 The index is cached under `cache_dir`, keyed by the SHA-256 of the corpus files and of
 the settings above, so a second run over the same corpus only searches. A document that
-shares no term with the query (score 0) is not retrieved, as in Lucene. Tied scores are
-written in trec_eval's order (document id descending), so the run scores unchanged.
+shares no term with the query (score 0) is not retrieved, as in Lucene. The run holds
+the first k documents of the whole corpus in trec_eval's order (score descending, then
+document id descending), so a tie across the k-th place keeps the documents trec_eval
+would rank first, and the run scores unchanged.
 With `candidates`, each query ranks only its top_ranked pool (QASPER's paper-scoped
 candidates) instead of the whole corpus.
 """
@@ -154,6 +156,8 @@ def retrieve(
         "documents": len(doc_ids),
         "queries": len(qids),
         "answered": sum(1 for q in qids if ranked[q]),
+        # 0 with `answered` 0: the empty run is this one's (read_run accepts it).
+        "entries": len(lines),
         "dataset": dataset.describe(),
         "run": RUN_TREC,
         "cache": {"hit": hit, "path": str(index_dir)},
@@ -265,21 +269,36 @@ def _search(
     k: int,
     tick: Progress,
 ) -> dict[str, list[tuple[float, str]]]:
-    depth = min(k, len(doc_ids))
     ranked: dict[str, list[tuple[float, str]]] = {}
     for start in range(0, len(qids), QUERY_BATCH):
         tick("search", start, len(qids))
         batch = qids[start : start + QUERY_BATCH]
         ids = _query_ids(tokenizer, [dataset.queries[q] for q in batch])
-        found, scores = retriever.retrieve(ids, k=depth, show_progress=False, n_threads=0)
-        for i, qid in enumerate(batch):
-            pairs = [
-                (float(s), doc_ids[int(d)])
-                for d, s in zip(found[i].tolist(), scores[i].tolist(), strict=True)
-            ]
-            ranked[qid] = _ordered(pairs, k)
+        for qid, query in zip(batch, ids, strict=True):
+            ranked[qid] = _top(retriever, query, doc_ids, k)
     tick("search", len(qids), len(qids))
     return ranked
+
+
+def _top(retriever: Any, query: list[int], doc_ids: list[str], k: int) -> list[tuple[float, str]]:
+    """The first k documents of trec_eval's order over the whole corpus.
+
+    bm25s's own top k (`retrieve`) keeps an arbitrary part of a tie across the k-th
+    place; trec_eval ranks ties by document id, descending, so which tied documents are
+    in the top k is decided here: every document scoring at least the k-th best score is
+    taken (as `retrieve` does, one scoring of the corpus and one partition per query),
+    then ordered and cut.
+    """
+    import numpy as np
+
+    if not query:
+        return []
+    every = retriever.get_scores(query)
+    n = len(every)
+    kth = np.partition(every, n - k)[n - k] if k < n else 0
+    chosen = np.flatnonzero(every >= kth) if kth > 0 else np.flatnonzero(every > 0)
+    pairs = zip(every[chosen].tolist(), (doc_ids[d] for d in chosen.tolist()), strict=True)
+    return _ordered(list(pairs), k)
 
 
 def _search_candidates(

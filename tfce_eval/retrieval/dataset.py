@@ -19,6 +19,7 @@ from tfce_eval.retrieval.layouts import DatasetFiles, locate
 from tfce_eval.retrieval.readers import (
     QrelOrigins,
     Qrels,
+    Refused,
     iter_docs,
     read_answers,
     read_chunk_spans,
@@ -48,6 +49,7 @@ class RetrievalDataset:
     fragments: Mapping[str, tuple[Fragment, ...]] = field(default_factory=dict)
     chunk_spans: Mapping[str, Span] = field(default_factory=dict)
     qrel_origins: Mapping[tuple[str, str], Origin] = field(default_factory=dict)
+    refused: Refused = field(default_factory=Refused)  # queries not read, errors reported
 
     @property
     def root(self) -> Path:
@@ -162,12 +164,12 @@ def read_dataset(
             f"no query files for split {files.split!r}",
             "add queries/<split>-*.parquet or <split>.jsonl",
         )
-    texts, origins, fragments = read_queries(files, problems)
+    texts, origins, fragments, refused = read_queries(files, problems)
     chunk_spans: dict[str, Span] = {}
     gold: Qrels
     qrel_origins: QrelOrigins = {}
     if qrels is not None:
-        gold, qrel_origins = read_trec_qrels(Path(qrels), problems, texts)
+        gold, qrel_origins = read_trec_qrels(Path(qrels), problems, texts, refused)
         source = str(qrels)
     elif files.layout is Layout.CHUNK_SPAN:
         chunk_spans = read_chunk_spans(files, problems)
@@ -178,7 +180,7 @@ def read_dataset(
             problems.add(files.qrels[0], None, "file not found", "add the split's qrels")
             gold = {}
         else:
-            gold, qrel_origins = read_tsv_qrels(files.qrels[0], problems, texts)
+            gold, qrel_origins = read_tsv_qrels(files.qrels[0], problems, texts, refused)
         source = str(files.qrels[0])
     else:
         if not files.qrels:
@@ -188,7 +190,7 @@ def read_dataset(
                 f"no qrels files for split {files.split!r}",
                 "add qrels/<split>-*.parquet or <split>.jsonl, or give --qrels FILE",
             )
-        gold, qrel_origins = read_qrels_rows(files.qrels, problems, texts)
+        gold, qrel_origins = read_qrels_rows(files.qrels, problems, texts, refused)
         source = ", ".join(str(p) for p in files.qrels)
     if files.layout is Layout.CHUNK_SPAN and qrels is not None:
         chunk_spans = read_chunk_spans(files, problems)
@@ -196,8 +198,8 @@ def read_dataset(
         # queries.jsonl holds every split's queries: a split is the queries it judges.
         texts = {q: t for q, t in texts.items() if q in gold}
         origins = {q: o for q, o in origins.items() if q in gold}
-    answers = read_answers(files.answers, problems, texts)
-    pools, _ = read_top_ranked(files.top_ranked, problems, texts)
+    answers = read_answers(files.answers, problems, texts, refused)
+    pools, _ = read_top_ranked(files.top_ranked, problems, texts, refused)
     return RetrievalDataset(
         name=name or str(files.root),
         files=files,
@@ -210,4 +212,5 @@ def read_dataset(
         fragments=fragments,
         chunk_spans=chunk_spans,
         qrel_origins=qrel_origins,
+        refused=refused,
     )

@@ -7,6 +7,7 @@ Field names follow the dataset cards (docs/retrieval.md). Every reader reports p
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from tfce_eval.model import Level
@@ -20,20 +21,40 @@ QrelOrigins = dict[tuple[str, str], Origin]
 _QUERY_ID = ("id", "query_id", "_id")
 
 
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """The queries that were not read because of an error already reported: the ids of
+    the refused rows, and whether a row or file that named no id was refused too. A
+    judgement, answer or candidate row of such a query is not reported again as one of
+    an unknown query: that error follows from the first."""
+
+    ids: frozenset[str] = frozenset()
+    unnamed: bool = False
+
+    def explain(self, qid: str) -> bool:
+        return self.unnamed or qid in self.ids
+
+
 def read_queries(
     files: DatasetFiles, problems: Problems
-) -> tuple[dict[str, str], dict[str, Origin], dict[str, tuple[Fragment, ...]]]:
-    """Query texts by id, where each came from, and (chunk spans) the gold fragments."""
+) -> tuple[dict[str, str], dict[str, Origin], dict[str, tuple[Fragment, ...]], Refused]:
+    """Query texts by id, where each came from, (chunk spans) the gold fragments, and the
+    queries refused."""
     texts: dict[str, str] = {}
     origins: dict[str, Origin] = {}
     fragments: dict[str, tuple[Fragment, ...]] = {}
+    refused: set[str] = set()
+    unnamed = not files.queries  # read_dataset reports it
     spans = files.layout is Layout.CHUNK_SPAN
     row = 0
     for path in files.queries:
         if not path.is_file():
             problems.add(path, None, "file not found", "add the queries file")
+            unnamed = True
             continue
+        mark = problems.error_count
         for origin, record in iter_rows(path, problems):
+            unnamed = unnamed or problems.error_count > mark  # a line that was not read
             fields = Fields(record, origin, problems, "a query")
             if spans:
                 # No id field: the query's id is its 0-based row in file order (docs/retrieval.md).
@@ -45,20 +66,24 @@ def read_queries(
                 qid = fields.ident(*(("_id", "id") if beir else ("id", "_id")))
                 text = fields.text("text")
             row += 1
-            if qid is None or text is None:
-                continue
-            if qid in origins:
+            if qid is None:
+                unnamed = True
+            elif text is None:
+                refused.add(qid)
+            elif qid in origins:
                 problems.at(
                     origin,
                     f"query id {qid!r} appears twice (first at {origins[qid].where(origin.path)})",
                     "give each query its own id",
                 )
-                continue
-            texts[qid] = text
-            origins[qid] = origin
-            if spans:
-                fragments[qid] = _fragments(fields)
-    return texts, origins, fragments
+            else:
+                texts[qid] = text
+                origins[qid] = origin
+                if spans:
+                    fragments[qid] = _fragments(fields)
+            mark = problems.error_count
+        unnamed = unnamed or problems.error_count > mark  # a file that was not read
+    return texts, origins, fragments, Refused(frozenset(refused), unnamed)
 
 
 def _fragments(fields: Fields) -> tuple[Fragment, ...]:
@@ -103,7 +128,10 @@ def _fragments(fields: Fields) -> tuple[Fragment, ...]:
 
 
 def read_qrels_rows(
-    paths: Iterable[Path], problems: Problems, queries: Mapping[str, str]
+    paths: Iterable[Path],
+    problems: Problems,
+    queries: Mapping[str, str],
+    refused: Refused = Refused(),
 ) -> tuple[Qrels, QrelOrigins]:
     """HF/MTEB qrels rows {query_id, corpus_id, score}."""
     qrels: Qrels = {}
@@ -115,26 +143,31 @@ def read_qrels_rows(
             docid = fields.ident("corpus_id", "corpus-id")
             rel = fields.integer("score")
             if qid is not None and docid is not None and rel is not None:
-                _add_qrel(qrels, origins, problems, queries, origin, qid, docid, rel)
+                _add_qrel(qrels, origins, problems, queries, refused, origin, qid, docid, rel)
     return qrels, origins
 
 
 def read_tsv_qrels(
-    path: Path, problems: Problems, queries: Mapping[str, str]
+    path: Path, problems: Problems, queries: Mapping[str, str], refused: Refused = Refused()
 ) -> tuple[Qrels, QrelOrigins]:
     """BEIR qrels/<split>.tsv: `query-id  corpus-id  score`, after a header line."""
-    return _read_text_qrels(path, problems, queries, trec=False)
+    return _read_text_qrels(path, problems, queries, refused, trec=False)
 
 
 def read_trec_qrels(
-    path: Path, problems: Problems, queries: Mapping[str, str]
+    path: Path, problems: Problems, queries: Mapping[str, str], refused: Refused = Refused()
 ) -> tuple[Qrels, QrelOrigins]:
     """A TREC qrels file: `qid iteration docid relevance` per line."""
-    return _read_text_qrels(path, problems, queries, trec=True)
+    return _read_text_qrels(path, problems, queries, refused, trec=True)
 
 
 def _read_text_qrels(
-    path: Path, problems: Problems, queries: Mapping[str, str], *, trec: bool
+    path: Path,
+    problems: Problems,
+    queries: Mapping[str, str],
+    refused: Refused,
+    *,
+    trec: bool,
 ) -> tuple[Qrels, QrelOrigins]:
     qrels: Qrels = {}
     origins: QrelOrigins = {}
@@ -169,7 +202,8 @@ def _read_text_qrels(
                     name, number, f"relevance {rel_text!r} is not an integer", f"write {shape}"
                 )
                 continue
-            _add_qrel(qrels, origins, problems, queries, Origin(name, number), qid, docid, rel)
+            where = Origin(name, number)
+            _add_qrel(qrels, origins, problems, queries, refused, where, qid, docid, rel)
     if not qrels and not problems.errors:
         problems.add(name, None, "no judgements", f"write one `{shape}` line per judgement")
     return qrels, origins
@@ -180,12 +214,15 @@ def _add_qrel(
     origins: QrelOrigins,
     problems: Problems,
     queries: Mapping[str, str],
+    refused: Refused,
     origin: Origin,
     qid: str,
     docid: str,
     rel: int,
 ) -> None:
     if qid not in queries:
+        if refused.explain(qid):
+            return  # the query's own error is reported
         problems.at(
             origin,
             f"judgement for query {qid!r}, which is not among the queries of this split",
@@ -205,7 +242,10 @@ def _add_qrel(
 
 
 def read_answers(
-    paths: Iterable[Path], problems: Problems, queries: Mapping[str, str]
+    paths: Iterable[Path],
+    problems: Problems,
+    queries: Mapping[str, str],
+    refused: Refused = Refused(),
 ) -> dict[str, str]:
     """HF/MTEB answers rows {query_id, answer}: one reference answer per query."""
     answers: dict[str, str] = {}
@@ -217,9 +257,10 @@ def read_answers(
             if qid is None or answer is None:
                 continue
             if qid not in queries:
-                problems.at(
-                    origin, f"answer for unknown query {qid!r}", "add the query or drop the row"
-                )
+                if not refused.explain(qid):
+                    problems.at(
+                        origin, f"answer for unknown query {qid!r}", "add the query or drop the row"
+                    )
             elif qid in answers:
                 problems.at(origin, f"query {qid!r} has two answers", "keep one answer row")
             else:
@@ -228,7 +269,10 @@ def read_answers(
 
 
 def read_top_ranked(
-    paths: Iterable[Path], problems: Problems, queries: Mapping[str, str]
+    paths: Iterable[Path],
+    problems: Problems,
+    queries: Mapping[str, str],
+    refused: Refused = Refused(),
 ) -> tuple[dict[str, tuple[str, ...]], dict[str, Origin]]:
     """HF/MTEB top_ranked rows {query-id, corpus-ids}: each query's candidate pool."""
     pools: dict[str, tuple[str, ...]] = {}
@@ -241,11 +285,12 @@ def read_top_ranked(
             if qid is None or ids is None:
                 continue
             if qid not in queries:
-                problems.at(
-                    origin,
-                    f"candidates for unknown query {qid!r}",
-                    "add the query or drop the row",
-                )
+                if not refused.explain(qid):
+                    problems.at(
+                        origin,
+                        f"candidates for unknown query {qid!r}",
+                        "add the query or drop the row",
+                    )
             elif qid in pools:
                 problems.at(origin, f"query {qid!r} has two candidate rows", "merge them")
             else:
@@ -280,15 +325,21 @@ def iter_docs(files: DatasetFiles, problems: Problems) -> Iterator[tuple[Origin,
             text = fields.text(*text_names)
             title = fields.text("title", required=False) or ""
             part = (fields.text(section, required=False) or "") if section else ""
+            # Optional and free-form (Telco's names the spec): a non-text one is not used.
+            source = record.get("source")
+            source = source if isinstance(source, str) else ""
             if docid is None or text is None:
                 continue
             if spans:
                 span = _chunk_span(fields)
                 if span is None:
                     continue
-                yield origin, Doc(docid, text, title, part, span.source_url, span.start, span.end)
+                yield (
+                    origin,
+                    Doc(docid, text, title, part, span.source_url, span.start, span.end, source),
+                )
             else:
-                yield origin, Doc(docid, text, title, part)
+                yield origin, Doc(docid, text, title, part, source=source)
 
 
 def _chunk_span(fields: Fields) -> Span | None:

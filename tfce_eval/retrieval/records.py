@@ -65,6 +65,7 @@ class Doc:
     source_url: str | None = None
     start: int | None = None
     end: int | None = None
+    source: str = ""  # the corpus's own `source` field (Telco: the spec), when it has one
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tfce_eval.errors import DataError
-from tfce_eval.jsonl import JsonRefused, parse_json, read_json
+from tfce_eval.jsonl import JsonLimits, JsonRefused, parse_json, read_json
 from tfce_eval.model import parse_choice
 from tfce_eval.retrieval.columns import RunColumns, Where, entry_lines, origin_lines
 from tfce_eval.retrieval.ranking import Run, RunForm
 from tfce_eval.retrieval.records import Origin
 from tfce_eval.retrieval.tables import Problems, iter_rows
+from tfce_eval.scoring.rundir import RUN_JSON
 from tfce_eval.words import counted
 
 if TYPE_CHECKING:
@@ -89,16 +90,63 @@ def read_run(path: str | Path, *, name: str | None = None, form: RunForm | None 
     file = Path(path)
     if not file.is_file():
         raise DataError("no such run file", path=str(file), hint="give the path of a run file")
+    if not file.name.endswith(".parquet") and _first_line(file) is None:
+        empty = _written_empty(file, name)
+        if empty is not None:
+            return empty
     kind = detect_run_form(file) if form is None else parse_choice(RunForm, form, "form")
-    readers: dict[RunForm, Callable[[Path], RunColumns]] = {
-        RunForm.TREC: _trec_columns,
-        RunForm.ROWS: _row_columns,
-        RunForm.DATASET: _row_columns,
-        RunForm.RANKED: _ranked_columns,
-        RunForm.OBJECT: _object_columns,
-    }
-    columns = readers[kind](file)
+    columns = _READERS[kind](file)
     return columns.finish(name or file.name, str(file), kind)
+
+
+def read_scores(path: str | Path) -> dict[str, dict[str, float]]:
+    """{qid: {docid: score}} as a run file gives them, for a file `read_run` has read
+    already (which checks it and fixes the order). Ranked lists give no scores, nor does
+    an empty run: {}."""
+    file = Path(path)
+    if not file.name.endswith(".parquet") and _first_line(file) is None:
+        return {}
+    kind = detect_run_form(file)
+    if kind is RunForm.RANKED:
+        return {}  # its scores are n - rank, made up from the order
+    qids, docids, scores, _ = _READERS[kind](file).lists()
+    out: dict[str, dict[str, float]] = {}
+    for qid, docid, score in zip(qids, docids, scores, strict=True):
+        out.setdefault(qid, {})[docid] = score
+    return out
+
+
+#: run.json is a few kilobytes; anything far larger is not `retrieve`'s.
+_META_LIMITS = JsonLimits(max_bytes=1 << 20)
+
+
+def _written_empty(file: Path, name: str | None) -> Run | None:
+    """An empty run that `retrieve` wrote (no query shares a word with the corpus), as a
+    run of no documents: its run.json beside it names the file and says that no query
+    found one. None for any other empty file, which read_run refuses."""
+    meta_path = file.with_name(RUN_JSON)
+    if meta_path == file or not meta_path.is_file():
+        return None
+    try:
+        meta = read_json(meta_path, limits=_META_LIMITS)
+    except DataError:
+        return None
+    if (
+        not isinstance(meta, dict)
+        or meta.get("run") != file.name
+        or meta.get("answered") != 0
+        or meta.get("entries", 0) != 0
+        or not isinstance(meta.get("queries"), int)
+    ):
+        return None
+    note = (
+        "the run is empty: retrieve found no document for any query "
+        f"({counted(meta['queries'], 'query', 'queries')} asked; {RUN_JSON} beside it "
+        "says so); every judged query scores 0",
+        "no query shares a word with the corpus: check that the run was made from "
+        "this dataset's queries and corpus",
+    )
+    return Run(name or file.name, str(file), RunForm.TREC, {}, 0, notes=(note,))
 
 
 def dataset_run(dataset: RetrievalDataset) -> Run:
@@ -327,6 +375,15 @@ def _mapping_columns(data: dict[str, Any], path: str, where: Where) -> RunColumn
             docids.append(str(docid))
             scores.append(float(score))
     return RunColumns(qids, docids, scores, None, where, path)
+
+
+_READERS: dict[RunForm, Callable[[Path], RunColumns]] = {
+    RunForm.TREC: _trec_columns,
+    RunForm.ROWS: _row_columns,
+    RunForm.DATASET: _row_columns,
+    RunForm.RANKED: _ranked_columns,
+    RunForm.OBJECT: _object_columns,
+}
 
 
 def finite_score(value: int | float) -> float | None:

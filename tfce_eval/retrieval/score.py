@@ -134,7 +134,9 @@ def score_run(
     warnings = list(run.warnings)
     unknown = [q for q in run.rankings if q not in dataset.queries]
     answered = [q for q in gold if run.rankings.get(q)]
-    if not answered:
+    # An empty run `retrieve` wrote (read_run's note says so) scores 0; any other run
+    # that answers no gold query was made for another dataset or split.
+    if not answered and run.entries:
         shown = first_ids(sorted(run.rankings))
         raise DataError(
             f"none of the run's {len(run.rankings)} queries is in the gold of split "

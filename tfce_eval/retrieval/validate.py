@@ -158,7 +158,10 @@ def _check_retrieved(
         except DataError as exc:
             problems.error(exc, path)
             continue
-        unknown = [q for q in run.rankings if q not in dataset.queries]
+        # Queries whose rows were refused are reported already, with their own error.
+        unknown = [
+            q for q in run.rankings if q not in dataset.queries and not dataset.refused.explain(q)
+        ]
         if unknown:
             problems.add(
                 path,
