@@ -35,7 +35,13 @@ from tfce_eval.qa import (
     RetrievedChunk,
     chat_parts,
 )
-from tfce_eval.retrieval import detect_layout, load_retrieval, read_run, retrieve
+from tfce_eval.retrieval import (
+    detect_layout,
+    load_retrieval,
+    read_run,
+    read_scores,
+    retrieve,
+)
 from tfce_eval.run.asking import tries
 from tfce_eval.run.config import Context, ContextSpec
 from tfce_eval.schema.wire import name_map
@@ -153,14 +159,19 @@ def build_requests(
         )
     chunks = load_retrieval(corpus, name=str(corpus))
     texts = chunk_texts(chunks)
-    titles = {doc.id: doc.title for doc in chunks.iter_corpus()}
+    # What a chunk is from: the corpus's own `source` (Telco: the spec), else its title.
+    sources = {doc.id: doc.source or doc.title for doc in chunks.iter_corpus()}
     if spec.kind is Context.BM25:
         questions = dataclasses.replace(chunks, queries={i.id: i.question for i in chosen})
         result = retrieve(questions, k=spec.k, out_dir=work_dir / "context", cache_dir=cache_dir)
+        # Questions BM25 finds nothing for (an empty run, too) are asked without context.
         rankings = read_run(result.run_path).rankings
-    elif rankings is None:
+        scores = read_scores(result.run_path)
+    else:
         assert spec.run_file is not None
-        rankings = read_run(spec.run_file).rankings
+        if rankings is None:
+            rankings = read_run(spec.run_file).rankings
+        scores = read_scores(spec.run_file)
     requests = {}
     for item in chosen:
         ranked = list(rankings.get(item.id, {}))[: spec.k]
@@ -170,7 +181,8 @@ def build_requests(
                 f"--context: the run names chunk {missing[0]!r} (question {item.id}), which "
                 f"the corpus {corpus} does not hold; give the --corpus the run was made from"
             )
-        retrieved = tuple(RetrievedChunk(d, titles.get(d, "")) for d in ranked)
+        given = scores.get(item.id, {})
+        retrieved = tuple(RetrievedChunk(d, sources.get(d, ""), given.get(d)) for d in ranked)
         requests[item.id] = QaRequest(item, tuple(texts[d] for d in ranked), retrieved)
     return requests
 
