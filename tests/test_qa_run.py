@@ -452,8 +452,10 @@ def test_sigterm_while_the_context_is_built_exits_143_said_as_sigterm(
     monkeypatch.setattr(qa_run, "build_requests", terminated)
     result = CliRunner().invoke(
         main,
-        ["run", "--data", "builtin:telco-qna", "--model", "vllm/m"]
-        + ["--base-url", "http://127.0.0.1:9/v1", "--context", "bm25", "--out", str(tmp_path)],
+        [
+            *("run", "--data", "builtin:telco-qna", "--model", "vllm/m"),
+            *("--base-url", "http://127.0.0.1:9/v1", "--context", "bm25", "--out", str(tmp_path)),
+        ],
     )
     assert result.exit_code == 143, result.output
     assert result.output.startswith("interrupted: stopped by SIGTERM")
