@@ -78,6 +78,7 @@ FAULTS = (
     "trickle",  # headers at once, then the body one byte every `trickle_s`
     "redirect",  # 307 to the same path on another host (`redirect_to`, else 127.0.0.2)
     "qa_text",  # (always) QA answers as text even when a tool is forced
+    "huge",  # a valid 200 whose text is `huge_text` repeated to `huge_bytes` (see _huge)
 )
 
 
@@ -94,6 +95,9 @@ class FakeConfig:
     slow_s: float = 3.0
     trickle_s: float = 0.2
     redirect_to: str | None = None  # root URL the "redirect" fault points at
+    huge_bytes: int = 50 * 1024 * 1024  # the length of the "huge" fault's padding
+    huge_text: str = "x"  # what it is made of (a lone surrogate is sent JSON-escaped)
+    huge_sized: bool = True  # whether it declares its length (else: ends at the close)
     #: Question answering: (question, answer type, reference label/true/false/text) read
     #: from a split file by `qa_items`; ids in `qa_wrong` are answered wrongly on purpose.
     qa: tuple[QaTruth, ...] = ()
@@ -523,6 +527,9 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                 answer = _with_text(api, answer, f"Your key is {self._key()}.")
             if fault == "surrogate":
                 answer = _with_text(api, answer, "\ud83d ")
+            if fault == "huge":
+                self._huge(_with_text(api, answer, _padding(cfg) + "\n"))
+                return
             if fault == "trickle":
                 self._trickle(json.dumps(answer).encode())
                 return
@@ -559,6 +566,10 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             if truth is None:
                 self._send(400, _error_body(api, "invalid_request_error", "unknown question"))
                 return
+            if fault == "huge":
+                padded = _padding(cfg) + f"\nANSWER: {truth.reference}"
+                self._huge(_qa_message(api, body, padded, None))
+                return
             answer = truth.reference
             if truth.id in cfg.qa_wrong:
                 answer = next((x for x in (*truth.labels, "false", "true") if x != answer), "no")
@@ -566,6 +577,23 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                 self._send(200, _qa_message(api, body, None, answer))
             else:
                 self._send(200, _qa_message(api, body, f"Reasoning first.\nANSWER: {answer}", None))
+
+        def _huge(self, answer: dict[str, Any]) -> None:
+            """A 200 in UTF-8, lone surrogates JSON-escaped, with or without its length."""
+            text = json.dumps(answer, ensure_ascii=False)
+            data = re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m[0]):04x}", text).encode()
+            if server.config.huge_sized:
+                self._send(200, None, raw=data)
+                return
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            self.close_connection = True
 
         def _key(self) -> str:
             bearer = self.headers.get("Authorization") or ""
@@ -676,6 +704,12 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             return True
 
     return Handler
+
+
+def _padding(config: FakeConfig) -> str:
+    """The "huge" fault's text: `huge_text` repeated to about `huge_bytes` in UTF-8."""
+    unit = len(config.huge_text.encode("utf-8", "surrogatepass"))
+    return config.huge_text * (config.huge_bytes // unit)
 
 
 def _standing_fault(always: tuple[str, ...], body: Mapping[str, Any]) -> str | None:

@@ -134,6 +134,23 @@ class MalformedResponse(Exception):
         self.retry = retry
 
 
+class ResponseTooLarge(Exception):
+    """The server answered with a body over `MAX_BODY_BYTES`: refused before it is kept.
+
+    A failure of the server, not the model's answer; never retried (a server that sent it
+    once will again). `size` is the length it declared, None when it declared none.
+    """
+
+    def __init__(self, size: int | None, limit: int) -> None:
+        told = f"is {size:,} bytes, more than" if size is not None else "goes past"
+        super().__init__(
+            f"response too large: the body {told} the limit of {limit:,} bytes; "
+            "not retried: check the server, or lower --max-tokens"
+        )
+        self.size = size
+        self.limit = limit
+
+
 class RequestTimeout(Exception):
     """No whole answer within the request's time limit (`--timeout`), however it trickled."""
 
@@ -142,6 +159,13 @@ class RequestTimeout(Exception):
 #: deep plus the model's arguments, and everything after the provider (decoding, the
 #: outputs file, scoring) can then work on it without running out of stack.
 MAX_BODY_DEPTH = 128
+
+
+#: A response body longer than this (in bytes, as decoded) is refused as it arrives, before
+#: it is parsed: the longest answers are some tens of kilobytes, and an outputs line keeps
+#: the text twice (the message, then its text or calls), so an answer within the bound
+#: stays well under the 1 MiB line that `score` reads.
+MAX_BODY_BYTES = 256 * 1024
 
 
 def nesting_depth(value: object, limit: int) -> int:

@@ -9,6 +9,7 @@ and recorded only as `secrets.shown_url` shows it (`base_url`).
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import time
@@ -19,6 +20,7 @@ from typing import Any
 
 from tfce_eval.model import Item
 from tfce_eval.providers.base import (
+    MAX_BODY_BYTES,
     MAX_BODY_DEPTH,
     ErrorKind,
     MalformedResponse,
@@ -28,6 +30,7 @@ from tfce_eval.providers.base import (
     RequestOptions,
     RequestTimeout,
     Response,
+    ResponseTooLarge,
     Usage,
     nesting_depth,
 )
@@ -55,6 +58,25 @@ def _refused(exc: BaseException) -> bool:
         seen.add(id(node))
         node = node.__cause__ or node.__context__
     return False
+
+
+async def _bounded_body(http: Any, limit: int) -> bytes:
+    """The body of a streamed `httpx2.Response`, decoded as sent (gzip...), within `limit`
+    bytes: ResponseTooLarge before a byte is read when it declares more (and is not
+    compressed), else as soon as more arrives."""
+    declared = (http.headers.get("content-length") or "").strip()
+    coding = (http.headers.get("content-encoding") or "identity").strip().lower()
+    if declared.isdigit() and int(declared) > limit and coding == "identity":
+        raise ResponseTooLarge(int(declared), limit)
+    parts: list[bytes] = []
+    size = 0
+    async with contextlib.aclosing(http.aiter_bytes()) as chunks:
+        async for chunk in chunks:
+            size += len(chunk)
+            if size > limit:
+                raise ResponseTooLarge(None, limit)
+            parts.append(chunk)
+    return b"".join(parts)
 
 
 def _count(value: object) -> int | None:
@@ -214,17 +236,24 @@ class SdkProvider(Provider):
                 # re-validating it.
                 # Redirects are not followed: the SDKs would follow one to any host, with
                 # the key in the headers. classify_status says where it pointed.
+                # Streamed, so that a body past MAX_BODY_BYTES is refused as it comes,
+                # never held (an error status's body is still read by the SDK).
                 http = await client.post(
                     self.endpoint,
                     body=dict(request),
                     cast_to=httpx2.Response,
                     options={"follow_redirects": False},
+                    stream=True,
                 )
-                await http.aread()
+                try:
+                    data = await _bounded_body(http, MAX_BODY_BYTES)
+                finally:
+                    await http.aclose()
         except TimeoutError:
             raise RequestTimeout(f"no answer within {self.timeout_s:g} s") from None
         latency = time.perf_counter() - start
-        body = self.scrub_value(self._json_body(http.text))
+        text = data.decode(http.encoding or "utf-8", errors="replace")
+        body = self.scrub_value(self._json_body(text))
         usage = self._usage(body, *self.usage_keys)
         return Response(body, usage, latency, self.finish_reason(body))
 
@@ -288,6 +317,8 @@ class SdkProvider(Provider):
         )
 
     def _classify(self, sdk: ModuleType, exc: BaseException) -> ProviderError:
+        if isinstance(exc, ResponseTooLarge):
+            return ProviderError(ErrorKind.ITEM, str(exc))
         if isinstance(exc, MalformedResponse):
             kind = ErrorKind.RETRYABLE if exc.retry else ErrorKind.ITEM
             return ProviderError(kind, f"malformed response: {exc}")

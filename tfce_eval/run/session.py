@@ -25,7 +25,8 @@ from tfce_eval.providers.base import (
     RequestOptions,
     Response,
 )
-from tfce_eval.run.appender import OutputsAppender
+from tfce_eval.qa.predictions import MAX_LINE
+from tfce_eval.run.appender import OutputsAppender, encode_line
 from tfce_eval.run.asking import Asker
 from tfce_eval.run.progress import NullProgress, ProgressSink
 from tfce_eval.run.retry import GaveUp, RetryPolicy, with_retries
@@ -136,7 +137,21 @@ class Session:
                     self._drop(error.param, error.message)
                     continue
                 return self.asker.error(item, error, gave_up.attempts)
-            return self.asker.answer(item, raw, response)
+            return self._within_line(item, self.asker.answer(item, raw, response))
+
+    def _within_line(self, item: Any, record: dict[str, Any]) -> dict[str, Any]:
+        """`record`, or a request_error when its line would be longer than `score` reads
+        (an answer within the provider's body bound, escaped to more than that)."""
+        size = len(encode_line(record))
+        if size <= MAX_LINE:
+            return record
+        error = ProviderError(
+            ErrorKind.ITEM,
+            f"response too large: its outputs line would be {size:,} bytes, more than the "
+            f"{MAX_LINE:,} that score reads; not retried: check the server, or lower "
+            "--max-tokens",
+        )
+        return self.asker.error(item, error, 1)
 
     def _classify(self, exc: BaseException) -> ProviderError:
         error = self.provider.classify(exc)
