@@ -459,3 +459,46 @@ def test_sigterm_while_the_context_is_built_exits_143_said_as_sigterm(
     )
     assert result.exit_code == 143, result.output
     assert result.output.startswith("interrupted: stopped by SIGTERM")
+
+
+def test_a_resumed_bm25_run_keeps_the_context_of_every_question(tmp_path: Path) -> None:
+    target = TRUTH[1].id
+    with serve(faults={target: ["500"]}) as server:
+        args = ["--model", "vllm/m", "--base-url", server.base_url, "--out", str(tmp_path)]
+        args += ["--run-name", "r", "--max-retries", "0", "--context", "bm25"]
+        run(*args)
+        first = (tmp_path / "r" / "context" / "run.trec").read_text(encoding="utf-8")
+        again = run(*args).output
+        assert "asked now" in again
+    # Only the failed question was asked again, but the kept run still ranks them all.
+    kept = (tmp_path / "r" / "context" / "run.trec").read_text(encoding="utf-8")
+    assert kept == first
+    assert {line.split()[0] for line in kept.splitlines()} == {t.id for t in TRUTH}
+
+
+@pytest.mark.parametrize("changed", ["corpus", "run file"])
+def test_a_resume_on_other_passages_is_refused(
+    server: FakeServer, tmp_path: Path, changed: str
+) -> None:
+    import shutil
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(SPLIT / "corpus", corpus)
+    first = TRUTH[0].id
+    chunk = json.loads((corpus / "corpus.jsonl").read_text().splitlines()[0])["_id"]
+    run_file = tmp_path / "ctx.trec"
+    run_file.write_text(f"{first} Q0 {chunk} 1 9.5 mine\n", encoding="utf-8")
+    args = ["--model", "vllm/m", "--base-url", server.base_url, "--out", str(tmp_path / "o")]
+    args += ["--run-name", "r", "--ids", first, "--corpus", str(corpus)]
+    args += ["--context", f"run:{run_file}"]
+    run(*args)
+    if changed == "corpus":  # the same chunk ids, other texts: other passages shown
+        lines = (corpus / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
+        edited = [json.dumps({**json.loads(x), "text": "other words"}) for x in lines]
+        (corpus / "corpus.jsonl").write_text("\n".join(edited) + "\n", encoding="utf-8")
+        said = "corpus_sha256"
+    else:
+        run_file.write_text(f"{first} Q0 {chunk} 1 1.5 mine\n", encoding="utf-8")
+        said = "run_sha256"
+    refused = unfold(run(*args, code=1).output)
+    assert "holds a different run" in refused and f"request option {said}" in refused

@@ -11,14 +11,17 @@ it was shown), and the score of the answers (`qa.score_outputs`).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tfce_eval.dataset.paths import builtin_dir
 from tfce_eval.decode.answer import decode_output
 from tfce_eval.errors import UsageError
 from tfce_eval.jsonl import JsonLines
+from tfce_eval.model import TaskKind
 from tfce_eval.providers.base import (
     Mode,
     Provider,
@@ -42,9 +45,11 @@ from tfce_eval.retrieval import (
     read_scores,
     retrieve,
 )
+from tfce_eval.retrieval.layouts import locate
 from tfce_eval.run.asking import tries
 from tfce_eval.run.config import Context, ContextSpec
 from tfce_eval.schema.wire import name_map
+from tfce_eval.scoring.rundir import file_sha256
 from tfce_eval.tasks.load import chunk_texts
 
 
@@ -140,9 +145,13 @@ def build_requests(
     work_dir: Path,
     cache_dir: Path,
     rankings: Mapping[str, Mapping[str, int]] | None = None,
+    every: Sequence[str] = (),
 ) -> dict[str, QaRequest]:
     """Each selected item with its context. BM25's run is kept in `work_dir` (context/);
-    `rankings` are a `run:FILE` context's, when the caller has read them already."""
+    `rankings` are a `run:FILE` context's, when the caller has read them already.
+
+    `every`: all the run's questions, when `ids` are those a resumed run has left: BM25
+    ranks them all, so that the run kept in context/ covers the whole run."""
     items = {item.id: item for item in dataset.items}
     chosen = [items[i] for i in ids]
     if spec.kind is Context.NONE:
@@ -162,7 +171,10 @@ def build_requests(
     # What a chunk is from: the corpus's own `source` (Telco: the spec), else its title.
     sources = {doc.id: doc.source or doc.title for doc in chunks.iter_corpus()}
     if spec.kind is Context.BM25:
-        questions = dataclasses.replace(chunks, queries={i.id: i.question for i in chosen})
+        ranked_ids = [*every, *(i for i in ids if i not in set(every))] if every else ids
+        questions = dataclasses.replace(
+            chunks, queries={i: items[i].question for i in ranked_ids if i in items}
+        )
         result = retrieve(questions, k=spec.k, out_dir=work_dir / "context", cache_dir=cache_dir)
         # Questions BM25 finds nothing for (an empty run, too) are asked without context.
         rankings = read_run(result.run_path).rankings
@@ -185,6 +197,23 @@ def build_requests(
         retrieved = tuple(RetrievedChunk(d, sources.get(d, ""), given.get(d)) for d in ranked)
         requests[item.id] = QaRequest(item, tuple(texts[d] for d in ranked), retrieved)
     return requests
+
+
+def context_identity(spec: ContextSpec, corpus: Path | None) -> dict[str, str]:
+    """What a retrieved context is made from, by digest: the corpus's files and a run
+    file's bytes. Part of a run's identity: a resume with another corpus, or an edited
+    run file, would show the model other passages than the run's first items saw."""
+    if spec.kind not in (Context.BM25, Context.RUN):
+        return {}
+    found: dict[str, str] = {}
+    if corpus is not None:
+        digest = hashlib.sha256()
+        for path in locate(builtin_dir(corpus, TaskKind.RETRIEVAL) or corpus).corpus:
+            digest.update(file_sha256(path).encode())
+        found["corpus_sha256"] = digest.hexdigest()
+    if spec.run_file is not None:
+        found["run_sha256"] = file_sha256(spec.run_file)
+    return found
 
 
 def read_outputs(path: Path, ids: Sequence[str]) -> tuple[list[QaOutput], list[str]]:

@@ -36,6 +36,7 @@ from tfce_eval.run.qa import (
     QaAsker,
     QaRequest,
     build_requests,
+    context_identity,
     default_corpus,
     iter_requests,
     read_outputs,
@@ -128,6 +129,7 @@ def qa_plan(config: RunConfig, run_dir: RunDir) -> tuple[Provider, Plan]:
             work_dir=run_dir.path,
             cache_dir=config.cache_dir or default_cache_dir(),
             rankings=rankings,
+            every=ids,
         )
         return iter_requests(requests, todo)
 
@@ -172,7 +174,12 @@ def qa_plan(config: RunConfig, run_dir: RunDir) -> tuple[Provider, Plan]:
         ids=ids,
         # The context is part of what the model is asked: a changed one is another run.
         identity=run_identity(
-            dataset.sha256, provider, config, ids, _answer_types(dataset, ids), spec.to_json()
+            dataset.sha256,
+            provider,
+            config,
+            ids,
+            _answer_types(dataset, ids),
+            {**spec.to_json(), **context_identity(spec, corpus)},
         ),
         dataset_path=str(recorded(config.data)),
         settings=_settings(config, judge),
