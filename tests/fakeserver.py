@@ -207,6 +207,14 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 256
     daemon_threads = True
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that stops mid-request (a run stopped by a 401, Ctrl-C) resets the
+        # connection: no fault of the server's, and socketserver would print a traceback
+        # into the output of a command run in the same process.
+        if isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            return
+        super().handle_error(request, client_address)
+
 
 class FakeServer:
     """`with FakeServer(config) as server:` serves on 127.0.0.1 in a thread."""
