@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -63,3 +64,23 @@ def test_an_error_that_is_not_retryable_fails_at_once() -> None:
     with pytest.raises(JudgeFailed, match="failed: item"):
         grade(provider)
     assert provider.sent == 1
+
+
+@pytest.mark.parametrize(
+    ("judge", "said"),
+    [("nonsense", "write it as provider/name"), ("bogus/x", "unknown provider 'bogus'")],
+)
+def test_a_judge_written_wrong_is_named_as_the_judge(judge: str, said: str, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from tfce_eval.cli import main
+
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text('{"id": "x", "response": "ANSWER: A"}\n', encoding="utf-8")
+    result = CliRunner().invoke(
+        main,
+        ["score", str(predictions), "--data", "builtin:telco-qna", "--judge", judge],
+    )
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2, result.output
+    assert f"error: --judge '{judge}': {said}" in text and "--model" not in text

@@ -55,18 +55,19 @@ PROVIDERS: Mapping[str, ProviderSpec] = {
 }
 
 
-def parse_model(model: str) -> tuple[ProviderSpec, str]:
-    """`provider/name` -> (spec, name). The name may itself hold slashes (`vllm/Qwen/Qwen3-8B`)."""
+def parse_model(model: str, option: str = "--model") -> tuple[ProviderSpec, str]:
+    """`provider/name` -> (spec, name). The name may itself hold slashes (`vllm/Qwen/Qwen3-8B`).
+    `option` names where it was given in a refusal (`--judge`)."""
     provider, sep, name = model.partition("/")
     if not sep or not provider or not name.strip():
         raise UsageError(
-            f"--model {model!r}: write it as provider/name, e.g. openai/gpt-4o-mini, "
+            f"{option} {model!r}: write it as provider/name, e.g. openai/gpt-4o-mini, "
             f"vllm/Qwen/Qwen2.5-7B-Instruct; providers: {', '.join(PROVIDERS)}"
         )
     spec = PROVIDERS.get(provider.lower())
     if spec is None:
         raise UsageError(
-            f"--model {model!r}: unknown provider {provider!r}; choose one of "
+            f"{option} {model!r}: unknown provider {provider!r}; choose one of "
             f"{', '.join(PROVIDERS)} (any other OpenAI-compatible server: openai/<name> "
             "with --base-url)"
         )
@@ -104,12 +105,14 @@ def make_provider(
     timeout_s: float = 60.0,
     env: Mapping[str, str] | None = None,
     url_option: str = "--base-url",
+    model_option: str = "--model",
 ) -> Provider:
     """The provider for `--model provider/name`. No SDK is imported until a request is sent.
 
-    `url_option` names the option `base_url` came from in a refusal (`--judge-base-url`).
+    `url_option` and `model_option` name the options `base_url` and `model` came from in a
+    refusal (`--judge-base-url`, `--judge`).
     """
-    spec, name = parse_model(model)
+    spec, name = parse_model(model, model_option)
     environ = os.environ if env is None else env
     url = resolve_base_url(spec, base_url, environ, url_option=url_option)
     key_env = spec.key_env

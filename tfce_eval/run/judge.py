@@ -73,7 +73,11 @@ def judge_for(
     """The judge `--judge NAME` names, at `--judge-base-url` when given. UsageError, before
     anything is asked, when that URL or the judge's key cannot work."""
     provider = make_provider(
-        name, base_url=base_url, timeout_s=timeout_s, url_option="--judge-base-url"
+        name,
+        base_url=base_url,
+        timeout_s=timeout_s,
+        url_option="--judge-base-url",
+        model_option="--judge",
     )
     problem = provider.key_problem()
     if problem is not None:
