@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -121,3 +122,20 @@ def test_a_path_with_spaces_is_quoted_and_never_split(tmp_path: Path) -> None:
     assert result.exit_code == 1
     said = " ".join(result.output.split())
     assert f"tfce-eval score '{outputs}' --out '{where}'" in said
+
+
+@pytest.mark.parametrize("columns", ["40", "60"])
+def test_task_tables_on_a_narrow_terminal_keep_their_labels(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, columns: str
+) -> None:
+    predictions = tmp_path / "p.jsonl"
+    split = REPO / "tfce_eval" / "builtin" / "telco-qna" / "set_24.json"
+    first = json.loads(split.read_text(encoding="utf-8"))["questions"][0]["question_id"]
+    predictions.write_text(json.dumps({"id": first, "response": "ANSWER: A"}) + "\n")
+    out = tmp_path / "s"
+    printed("score", str(predictions), "--data", "builtin:telco-qna", "--out", str(out))
+    monkeypatch.setenv("COLUMNS", columns)
+    text = printed("report", str(out))
+    # Squeezed below 80, rich drew the type column and the intervals away.
+    assert "95% interval" in text and "mc+tf" in text
+    assert max(len(line) for line in text.splitlines()) <= 80

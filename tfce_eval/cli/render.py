@@ -64,6 +64,12 @@ def print_document(document: Any) -> None:
     from tfce_eval.report.document import document_renderables
 
     console = stdout_console()
+    if console.width < PIPE_WIDTH:
+        # The tables are laid out for 80 columns: narrower, rich would squeeze their labels
+        # and intervals to nothing. At 80 a narrow terminal wraps the lines, losing nothing.
+        from rich.console import Console
+
+        console = Console(file=sys.stdout, width=PIPE_WIDTH)
     for part in document_renderables(document):
         console.print(part)
 
