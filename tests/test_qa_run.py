@@ -502,3 +502,23 @@ def test_a_resume_on_other_passages_is_refused(
         said = "run_sha256"
     refused = unfold(run(*args, code=1).output)
     assert "holds a different run" in refused and f"request option {said}" in refused
+
+
+def test_a_corpus_with_several_query_splits_needs_no_split(
+    server: FakeServer, tmp_path: Path
+) -> None:
+    # Only a corpus's chunks are read: its query splits (dev, train, no test) ask nothing
+    # of the user, whose --split names the QA dataset's split.
+    import shutil
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(SPLIT / "corpus", corpus)
+    (qrels,) = (corpus / "qrels").iterdir()
+    qrels.rename(corpus / "qrels" / "dev.tsv")
+    shutil.copy(corpus / "qrels" / "dev.tsv", corpus / "qrels" / "train.tsv")
+    first = TRUTH[0].id
+    args = ["--model", "vllm/m", "--base-url", server.base_url, "--ids", first]
+    run(*args, "--context", "bm25", "--corpus", str(corpus), "--out", str(tmp_path / "o"))
+    (run_dir,) = list((tmp_path / "o").iterdir())
+    (output,) = lines(run_dir / "outputs.jsonl")
+    assert len(output["retrieved"]) == 5

@@ -45,7 +45,7 @@ from tfce_eval.retrieval import (
     read_scores,
     retrieve,
 )
-from tfce_eval.retrieval.layouts import locate
+from tfce_eval.retrieval.layouts import locate, splits_of
 from tfce_eval.run.asking import tries
 from tfce_eval.run.config import Context, ContextSpec
 from tfce_eval.schema.wire import name_map
@@ -166,7 +166,7 @@ def build_requests(
             f"--context {spec.kind}: this dataset has no corpus of its own; give --corpus DIR "
             "(a retrieval dataset: BEIR corpus.jsonl, HF corpus/ or chunk documents/)"
         )
-    chunks = load_retrieval(corpus, name=str(corpus))
+    chunks = load_retrieval(corpus, split=corpus_split(corpus), name=str(corpus))
     texts = chunk_texts(chunks)
     # What a chunk is from: the corpus's own `source` (Telco: the spec), else its title.
     sources = {doc.id: doc.source or doc.title for doc in chunks.iter_corpus()}
@@ -199,6 +199,20 @@ def build_requests(
     return requests
 
 
+def corpus_split(corpus: Path) -> str | None:
+    """The split a context's corpus is loaded with: only its chunks are read, so any of
+    its splits will do (`test` when it has one); never a question to the user, whose
+    `--split` names the QA dataset's split, not the corpus's."""
+    root = builtin_dir(corpus, TaskKind.RETRIEVAL) or Path(corpus)
+    layout = detect_layout(root)
+    if layout is None:
+        return None  # not a retrieval dataset: the loader says so
+    splits = splits_of(root, layout)
+    if not splits:
+        return None  # the loader says what is missing
+    return "test" if "test" in splits else splits[0]
+
+
 def context_identity(spec: ContextSpec, corpus: Path | None) -> dict[str, str]:
     """What a retrieved context is made from, by digest: the corpus's files and a run
     file's bytes. Part of a run's identity: a resume with another corpus, or an edited
@@ -208,7 +222,8 @@ def context_identity(spec: ContextSpec, corpus: Path | None) -> dict[str, str]:
     found: dict[str, str] = {}
     if corpus is not None:
         digest = hashlib.sha256()
-        for path in locate(builtin_dir(corpus, TaskKind.RETRIEVAL) or corpus).corpus:
+        root = builtin_dir(corpus, TaskKind.RETRIEVAL) or corpus
+        for path in locate(root, split=corpus_split(corpus)).corpus:
             digest.update(file_sha256(path).encode())
         found["corpus_sha256"] = digest.hexdigest()
     if spec.run_file is not None:
