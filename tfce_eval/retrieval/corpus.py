@@ -3,8 +3,8 @@
 Indexing needs every document's id, title and text and nothing else. pyarrow reads them
 column by column (parquet directly, JSON Lines with its multi-threaded JSON reader), far
 faster than one record at a time. A file pyarrow cannot read that way (a malformed line,
-a missing or mistyped field) is read by the record reader instead, which names the line
-and the fix.
+a missing or mistyped field, text that is not UTF-8) is read by the record reader
+instead, which names the line and the fix.
 """
 
 from __future__ import annotations
@@ -95,16 +95,20 @@ def _arrow_columns(path: Path, files: DatasetFiles) -> Columns | None:
         return None
     if id_col.null_count or text_col.null_count:
         return None
-    if "title" in names and _strings(table["title"]):
-        titles = pc.fill_null(table["title"], "").to_pylist()
-    elif "title" in names:
+    if "title" in names and not _strings(table["title"]):
         return None
-    else:
-        titles = [""] * table.num_rows
-    ids: list[str] = id_col.to_pylist()
+    try:  # pyarrow takes bytes that are not UTF-8 in, and refuses them only here
+        if "title" in names:
+            titles = pc.fill_null(table["title"], "").to_pylist()
+        else:
+            titles = [""] * table.num_rows
+        ids: list[str] = id_col.to_pylist()
+        texts: list[str] = text_col.to_pylist()
+    except UnicodeDecodeError:
+        return None
     if any(not d.strip() for d in ids):
         return None
-    return ids, titles, text_col.to_pylist()
+    return ids, titles, texts
 
 
 def _strings(column: Any) -> bool:

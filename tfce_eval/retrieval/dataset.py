@@ -26,12 +26,12 @@ from tfce_eval.retrieval.readers import (
     read_qrels_rows,
     read_queries,
     read_top_ranked,
-    read_trec_qrels,
-    read_tsv_qrels,
 )
 from tfce_eval.retrieval.records import Doc, Fragment, Layout, Origin, Span, id_key
 from tfce_eval.retrieval.spans import span_gold
 from tfce_eval.retrieval.tables import Problems
+from tfce_eval.retrieval.textfiles import open_bytes, unreadable
+from tfce_eval.retrieval.textqrels import read_trec_qrels, read_tsv_qrels
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,12 +93,16 @@ class RetrievalDataset:
             sink.raise_first()
 
     def corpus_sha256(self) -> str:
-        """SHA-256 of the corpus files' bytes, in name order: the corpus's identity."""
+        """SHA-256 of the corpus files' bytes, in name order: the corpus's identity.
+        DataError naming a file that cannot be read."""
         digest = hashlib.sha256()
         for path in self.files.corpus:
-            with path.open("rb") as fh:
-                while block := fh.read(1 << 20):
-                    digest.update(block)
+            with open_bytes(path) as fh:
+                try:
+                    while block := fh.read(1 << 20):
+                        digest.update(block)
+                except OSError as exc:
+                    raise unreadable(path, exc) from None
         return digest.hexdigest()
 
     def gold_sha256(self) -> str:
@@ -176,7 +180,7 @@ def read_dataset(
         gold = span_gold(fragments, chunk_spans, problems, origins, files.corpus_name)
         source = f"spans in {', '.join(str(p) for p in files.queries)}"
     elif files.layout is Layout.BEIR:
-        if not files.qrels[0].is_file():
+        if not files.qrels[0].exists():  # anything else there, the reader names
             problems.add(files.qrels[0], None, "file not found", "add the split's qrels")
             gold = {}
         else:

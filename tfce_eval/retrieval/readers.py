@@ -143,73 +143,11 @@ def read_qrels_rows(
             docid = fields.ident("corpus_id", "corpus-id")
             rel = fields.integer("score")
             if qid is not None and docid is not None and rel is not None:
-                _add_qrel(qrels, origins, problems, queries, refused, origin, qid, docid, rel)
+                add_qrel(qrels, origins, problems, queries, refused, origin, qid, docid, rel)
     return qrels, origins
 
 
-def read_tsv_qrels(
-    path: Path, problems: Problems, queries: Mapping[str, str], refused: Refused = Refused()
-) -> tuple[Qrels, QrelOrigins]:
-    """BEIR qrels/<split>.tsv: `query-id  corpus-id  score`, after a header line."""
-    return _read_text_qrels(path, problems, queries, refused, trec=False)
-
-
-def read_trec_qrels(
-    path: Path, problems: Problems, queries: Mapping[str, str], refused: Refused = Refused()
-) -> tuple[Qrels, QrelOrigins]:
-    """A TREC qrels file: `qid iteration docid relevance` per line."""
-    return _read_text_qrels(path, problems, queries, refused, trec=True)
-
-
-def _read_text_qrels(
-    path: Path,
-    problems: Problems,
-    queries: Mapping[str, str],
-    refused: Refused,
-    *,
-    trec: bool,
-) -> tuple[Qrels, QrelOrigins]:
-    qrels: Qrels = {}
-    origins: QrelOrigins = {}
-    name = str(path)
-    shape = "qid 0 docid relevance" if trec else "query-id<TAB>corpus-id<TAB>score"
-    try:
-        fh = path.open("rb")
-    except OSError as exc:
-        problems.add(name, None, f"cannot read: {exc.strerror}", "check the qrels file's path")
-        return qrels, origins
-    with fh:
-        for number, raw in enumerate(fh, 1):
-            try:
-                parts = raw.decode("utf-8").split()
-            except UnicodeDecodeError:
-                problems.add(name, number, "the bytes are not UTF-8", "save the file as UTF-8")
-                continue
-            if not parts:
-                continue
-            if not trec and number == 1 and parts[:2] == ["query-id", "corpus-id"]:
-                continue  # BEIR's header
-            if len(parts) != (4 if trec else 3):
-                problems.add(
-                    name, number, f"{len(parts)} fields, expected {shape}", f"write {shape}"
-                )
-                continue
-            qid, docid, rel_text = (parts[0], parts[2], parts[3]) if trec else parts
-            try:
-                rel = int(rel_text)
-            except ValueError:
-                problems.add(
-                    name, number, f"relevance {rel_text!r} is not an integer", f"write {shape}"
-                )
-                continue
-            where = Origin(name, number)
-            _add_qrel(qrels, origins, problems, queries, refused, where, qid, docid, rel)
-    if not qrels and not problems.errors:
-        problems.add(name, None, "no judgements", f"write one `{shape}` line per judgement")
-    return qrels, origins
-
-
-def _add_qrel(
+def add_qrel(
     qrels: Qrels,
     origins: QrelOrigins,
     problems: Problems,
@@ -220,6 +158,7 @@ def _add_qrel(
     docid: str,
     rel: int,
 ) -> None:
+    """One judgement added, or reported: of an unknown query, or judged twice."""
     if qid not in queries:
         if refused.explain(qid):
             return  # the query's own error is reported

@@ -9,7 +9,6 @@ of any malformed entry. The JSON forms are read line by line. Every form ends in
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,10 +16,12 @@ from typing import TYPE_CHECKING, Any
 from tfce_eval.errors import DataError
 from tfce_eval.jsonl import JsonLimits, JsonRefused, parse_json, read_json
 from tfce_eval.model import parse_choice
-from tfce_eval.retrieval.columns import RunColumns, Where, entry_lines, origin_lines
+from tfce_eval.retrieval.columns import RunColumns, entry_lines, origin_lines
 from tfce_eval.retrieval.ranking import Run, RunForm
 from tfce_eval.retrieval.records import Origin
+from tfce_eval.retrieval.runobject import finite_score, mapping_columns, object_columns
 from tfce_eval.retrieval.tables import Problems, iter_rows
+from tfce_eval.retrieval.textfiles import CR_FIX, CR_NOTE, cr_note, line_text, not_utf8
 from tfce_eval.scoring.rundir import RUN_JSON
 from tfce_eval.words import counted
 
@@ -54,15 +55,19 @@ def detect_run_form(path: str | Path) -> RunForm:
             if "corpus_id" in record:
                 return RunForm.ROWS
             return RunForm.OBJECT
-    if len(first.split()) == 6:
+    columns = len(first.split())
+    if columns == 6:
         return RunForm.TREC
-    raise DataError(
-        "cannot tell the form of this run",
-        path=str(file),
-        line=1,
-        hint=f"write a TREC run (`{_TREC}`), JSON Lines {{query_id, corpus_id, rank, "
-        'retrieval_score} or {"qid", "docids"}, or one JSON object {qid: {docid: score}}',
+    what = "cannot tell the form of this run"
+    hint = (
+        f"write a TREC run (`{_TREC}`), JSON Lines {{query_id, corpus_id, rank, "
+        'retrieval_score} or {"qid", "docids"}, or one JSON object {qid: {docid: score}}'
     )
+    if not first.startswith(("{", "[")):
+        what += f": {counted(columns, 'column')}, a TREC run has 6"
+        if "\r" in first:
+            what, hint = what + CR_NOTE, CR_FIX
+    raise DataError(what, path=str(file), line=1, hint=hint)
 
 
 def _first_line(path: Path) -> str | None:
@@ -72,7 +77,7 @@ def _first_line(path: Path) -> str | None:
             for raw in fh:
                 number += 1
                 if raw.strip():
-                    return raw.decode("utf-8").strip()
+                    return line_text(raw, number).strip()
     except OSError as exc:
         raise DataError(f"cannot read the run: {exc.strerror}", path=str(path)) from None
     except UnicodeDecodeError as exc:
@@ -168,7 +173,7 @@ def dataset_run(dataset: RetrievalDataset) -> Run:
 def run_from_scores(name: str, scores: dict[str, dict[str, float]], path: str = "") -> Run:
     """A run from {qid: {docid: score}} held in memory."""
     where = path or name
-    columns = _mapping_columns(scores, where, lambda i: (where, None))
+    columns = mapping_columns(scores, where, lambda i: (where, None))
     return columns.finish(name, path, RunForm.OBJECT)
 
 
@@ -226,19 +231,20 @@ def _trec_python(path: Path) -> RunColumns:
     with path.open("rb") as fh:
         for number, raw in enumerate(fh, 1):
             try:
-                parts = raw.decode("utf-8").split()
-            except UnicodeDecodeError:
+                parts = line_text(raw, number).split()
+            except UnicodeDecodeError as exc:
                 raise DataError(
-                    "the bytes are not UTF-8", path=name, line=number, hint="save the run as UTF-8"
+                    not_utf8(exc), path=name, line=number, hint="save the run as UTF-8"
                 ) from None
             if not parts:
                 continue
             if len(parts) != 6:
+                cr = cr_note(raw)
                 raise DataError(
-                    f"{counted(len(parts), 'column')}, expected 6: {_TREC}",
+                    f"{counted(len(parts), 'column')}, expected 6: {_TREC}{cr}",
                     path=name,
                     line=number,
-                    hint=f"write `{_TREC}` on every line",
+                    hint=CR_FIX if cr else f"write `{_TREC}` on every line",
                 )
             qids.append(parts[0])
             docids.append(parts[2])
@@ -339,58 +345,10 @@ def _ranked_columns(path: Path) -> RunColumns:
     return RunColumns(qids, docids, scores, None, origin_lines(origins), str(path))
 
 
-def _object_columns(path: Path) -> RunColumns:
-    """One JSON object {qid: {docid: score}}."""
-    data = read_json(path, hint="write one JSON object {qid: {docid: score}}")
-    if not isinstance(data, dict):
-        raise DataError(
-            "not a JSON object", path=str(path), hint="write one JSON object {qid: {docid: score}}"
-        )
-    return _mapping_columns(data, str(path), lambda i: (str(path), None))
-
-
-def _mapping_columns(data: dict[str, Any], path: str, where: Where) -> RunColumns:
-    qids: list[str] = []
-    docids: list[str] = []
-    scores: list[float] = []
-    for qid, docs in data.items():
-        if not isinstance(docs, dict):
-            raise DataError(
-                f"query {qid!r} maps to {type(docs).__name__}, not an object",
-                path=path,
-                hint="write {qid: {docid: score}}",
-            )
-        for docid, score in docs.items():
-            if (
-                not isinstance(score, int | float)
-                or isinstance(score, bool)
-                or finite_score(score) is None
-            ):
-                raise DataError(
-                    f"query {qid!r}, document {docid!r}: the score is not a finite number",
-                    path=path,
-                    hint="write {qid: {docid: score}} with finite numeric scores",
-                )
-            qids.append(str(qid))
-            docids.append(str(docid))
-            scores.append(float(score))
-    return RunColumns(qids, docids, scores, None, where, path)
-
-
 _READERS: dict[RunForm, Callable[[Path], RunColumns]] = {
     RunForm.TREC: _trec_columns,
     RunForm.ROWS: _row_columns,
     RunForm.DATASET: _row_columns,
     RunForm.RANKED: _ranked_columns,
-    RunForm.OBJECT: _object_columns,
+    RunForm.OBJECT: object_columns,
 }
-
-
-def finite_score(value: int | float) -> float | None:
-    """A score as a float, or None when it is not finite (NaN, infinite, or an integer too
-    large for a float: a run's scores are data from elsewhere)."""
-    try:
-        number = float(value)
-    except OverflowError:
-        return None
-    return number if math.isfinite(number) else None

@@ -136,8 +136,9 @@ def _parquet_rows(
         wanted = None if columns is None else [c for c in columns if c in names]
         row = 0
         for batch in pf.iter_batches(batch_size=4096, columns=wanted):
-            for record in batch.to_pylist():
-                yield Origin(name, row, is_row=True), record
+            for record in _batch_records(batch, name, row, problems):
+                if record is not None:
+                    yield Origin(name, row, is_row=True), record
                 row += 1
     except (pa.ArrowException, OSError) as exc:
         problems.add(
@@ -146,6 +147,42 @@ def _parquet_rows(
             f"cannot read this parquet file: {exc}",
             "write it again with pyarrow or pandas (to_parquet)",
         )
+
+
+def _batch_records(
+    batch: Any, name: str, first: int, problems: Problems
+) -> list[dict[str, Any] | None]:
+    """A parquet batch's rows as dicts; a row with text that is not UTF-8 (which pyarrow
+    reads, and refuses only when it is converted) is reported and given as None."""
+    try:
+        records: list[dict[str, Any] | None] = batch.to_pylist()
+        return records
+    except UnicodeDecodeError:
+        pass
+    records = []
+    for i in range(batch.num_rows):
+        try:
+            records.append(batch.slice(i, 1).to_pylist()[0])
+            continue
+        except UnicodeDecodeError as exc:
+            byte = f"byte 0x{exc.object[exc.start]:02x}"
+        bad = [c for c in batch.column_names if _not_utf8(batch.column(c)[i])]
+        column = f"field {bad[0]!r}" if bad else "a field"
+        problems.at(
+            Origin(name, first + i, is_row=True),
+            f"{column} is not UTF-8 ({byte})",
+            "write the file's text as UTF-8",
+        )
+        records.append(None)
+    return records
+
+
+def _not_utf8(value: Any) -> bool:
+    try:
+        value.as_py()
+    except UnicodeDecodeError:
+        return True
+    return False
 
 
 def _jsonl_rows(path: Path, problems: Problems) -> Iterator[tuple[Origin, dict[str, Any]]]:

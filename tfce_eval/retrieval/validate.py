@@ -84,6 +84,7 @@ def _check_corpus(
         return set()
     files = locate(root, split=splits[0], corpus=corpus_name)
     ids: set[str] = set()
+    mark = problems.error_count
     for origin, doc in iter_docs(files, problems):
         if doc.id in ids:
             # The span reader of the chunk-span layout reports duplicate chunk ids already.
@@ -100,6 +101,13 @@ def _check_corpus(
                 "give it text, or drop it",
                 Level.WARNING,
             )
+    if not ids and problems.error_count == mark:  # files and rows all read: none there
+        problems.add(
+            ", ".join(str(p) for p in files.corpus),
+            None,
+            "the corpus has no documents",
+            "add the documents to retrieve from",
+        )
     return ids
 
 

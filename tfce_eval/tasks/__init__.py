@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from tfce_eval.dataset.paths import BUILTIN_PREFIX as BUILTIN_PREFIX
 from tfce_eval.dataset.paths import BUILTINS as BUILTINS
 from tfce_eval.dataset.paths import Builtin as Builtin
 from tfce_eval.dataset.paths import builtin as builtin
 from tfce_eval.errors import DataError
-from tfce_eval.jsonl import JsonRefused, parse_json
+from tfce_eval.jsonl import DEFAULT_LIMITS, JsonRefused, parse_json
 
 # The closed set lives with the others in model; named here too, where tasks are told apart.
 from tfce_eval.model import TaskKind as TaskKind
@@ -114,25 +116,95 @@ def _builtin_fc(task: TaskKind | None) -> DataRef:
     return DataRef(None, TaskKind.FC, "tfce")
 
 
-def _has_questions_key(path: Path) -> bool:
-    """Whether a .json file is a Telco-Retrieve split (`{"questions": [...]}` at the top)."""
+@dataclass(frozen=True, slots=True)
+class _Unread:
+    """A file that might have told the task but could not be read: why, and the fix."""
+
+    path: Path
+    why: str
+    fix: str
+
+
+#: How far into a .json file the "questions" key is looked for: what the loader reads.
+_SCAN_LIMIT = DEFAULT_LIMITS.max_bytes
+_CHUNK = 1 << 20
+_QUESTIONS_KEY = re.compile(rb'"questions"\s*:')
+_UTF16 = (b"\xff\xfe", b"\xfe\xff")
+_BOM = b"\xef\xbb\xbf"
+
+
+def _open_candidate(path: Path) -> BinaryIO | _Unread:
+    """A top-level file opened for reading, or why it cannot be: a file that is not a
+    regular one (a named pipe) is never opened, so nothing waits for a writer."""
     try:
-        with path.open("rb") as fh:
-            head = fh.read(4096).decode("utf-8", "replace")
-    except OSError:
-        return False
-    return head.lstrip().startswith("{") and '"questions"' in head
+        mode = path.stat().st_mode
+        if not stat.S_ISREG(mode):
+            what = "a named pipe" if stat.S_ISFIFO(mode) else "not a regular file"
+            return _Unread(path, f"{what}, not a file", "give the split as a regular file")
+        return path.open("rb")
+    except OSError as exc:
+        return _Unread(path, f"cannot read the file: {exc.strerror or exc}", _PERMISSIONS)
 
 
-def _jsonl_has(path: Path, *alternatives: tuple[str, ...]) -> bool:
+_PERMISSIONS = "check the file's permissions"
+
+
+def _not_text(path: Path, head: bytes) -> _Unread | None:
+    """Why the start of a file is no JSON text to look into, or None."""
+    if not head.strip():
+        return _Unread(path, "the file is empty", "write the split into it")
+    if head.startswith(_UTF16) or head[:2].count(0):
+        return _Unread(path, "the file is UTF-16, not UTF-8", "save it as UTF-8")
+    return None
+
+
+def _has_questions_key(path: Path) -> bool | _Unread:
+    """Whether a .json file is a Telco-Retrieve split (`{"questions": [...]}`): an object
+    with a "questions" key, looked for as far as the loader would read."""
+    handle = _open_candidate(path)
+    if isinstance(handle, _Unread):
+        return handle
+    with handle:
+        try:
+            head = handle.read(_CHUNK)
+            unread = _not_text(path, head)
+            if unread is not None:
+                return unread
+            if not head.removeprefix(_BOM).lstrip().startswith(b"{"):
+                return False
+            window, seen = head, len(head)
+            while not _QUESTIONS_KEY.search(window):
+                block = handle.read(_CHUNK) if seen < _SCAN_LIMIT else b""
+                if not block:
+                    return False
+                seen += len(block)
+                # A key split across two blocks is found in the overlap kept.
+                window = window[-4096:] + block
+        except OSError as exc:
+            return _Unread(path, f"cannot read the file: {exc.strerror or exc}", _PERMISSIONS)
+    return True
+
+
+def _jsonl_has(path: Path, *alternatives: tuple[str, ...]) -> bool | _Unread:
     """Whether the file's first line is a record with all the keys of one alternative."""
+    handle = _open_candidate(path)
+    if isinstance(handle, _Unread):
+        return handle
     try:
-        with path.open("rb") as fh:
-            first = fh.readline(1 << 20)
+        with handle:
+            first = handle.readline(1 << 20)
+            while first and not first.strip():
+                first = handle.readline(1 << 20)
+    except OSError as exc:
+        return _Unread(path, f"cannot read the file: {exc.strerror or exc}", _PERMISSIONS)
+    unread = _not_text(path, first)
+    if unread is not None:
+        return unread
+    try:
         record = parse_json(first)
-    except OSError:
-        return False
     except JsonRefused as exc:  # JSON past a limit (a huge integer): its keys as text
+        if exc.encoding:
+            return _Unread(path, f"line 1: {exc.what}", exc.hint)
         if exc.syntax:
             return False
         return any(all(f'"{k}"'.encode() in first for k in keys) for keys in alternatives)
@@ -144,7 +216,7 @@ def _top_has_fc_questions(path: Path) -> bool:
     (`BFCL_v3_simple.json` beside `possible_answer/`): records with a question and docs."""
     return any(
         file.suffix in (".json", ".jsonl")
-        and _jsonl_has(file, ("question", "function"), ("question", "functions"))
+        and _jsonl_has(file, ("question", "function"), ("question", "functions")) is True
         for file in sorted(path.iterdir())
         if file.is_file()
     )
@@ -159,11 +231,25 @@ def detect_task(path: Path) -> TaskKind:
 
     if detect_layout(path) is not None:
         return TaskKind.RETRIEVAL
+    unread: _Unread | None = None
     for file in sorted(path.iterdir()):
-        if file.suffix == ".json" and _has_questions_key(file):
+        suffix = file.suffix.lower()
+        if suffix not in (".json", ".jsonl") or file.name.startswith(".") or file.is_dir():
+            continue
+        if suffix == ".json":
+            found = _has_questions_key(file)
+        else:
+            found = _jsonl_has(file, ("question", "answer_type"))
+        if found is True:
             return TaskKind.QA
-        if file.suffix == ".jsonl" and _jsonl_has(file, ("question", "answer_type")):
-            return TaskKind.QA
+        unread = unread or (found or None)
+    if unread is not None:
+        # The file that might have told it: its own problem, not the layout's.
+        raise DataError(
+            f"cannot tell which task this dataset is for: {unread.why}",
+            path=str(unread.path),
+            hint=f"{unread.fix}, or say --task fc|qa|retrieval",
+        )
     raise DataError(
         "cannot tell which task this dataset is for",
         path=str(path),
