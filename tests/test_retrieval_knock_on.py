@@ -108,3 +108,24 @@ def test_beir_judgements_of_a_refused_query(tmp_path: Path) -> None:
     )
     errors = validate(root)
     assert errors == [f"error: {root}/queries.jsonl:1: missing field 'text'"]
+
+
+def test_missing_qrels_are_one_error_not_a_warning_per_query(tmp_path: Path) -> None:
+    import shutil
+
+    root = hf_with(tmp_path / "hf", HF_QUERIES["test"])
+    shutil.rmtree(root / "qrels")
+    result = CliRunner().invoke(main, ["validate", "--data", str(root), "--split", "test"])
+    said = unfold(result.output)
+    assert result.exit_code == 1 and "no qrels files for split 'test'" in said
+    assert "has no judgements" not in said and "no query has judgements" not in said
+
+
+def test_empty_qrels_are_one_warning_not_one_per_query(tmp_path: Path) -> None:
+    root = hf_with(tmp_path / "hf", HF_QUERIES["test"])
+    for file in (root / "qrels").iterdir():
+        file.write_text("", encoding="utf-8")
+    result = CliRunner().invoke(main, ["validate", "--data", str(root), "--split", "test"])
+    said = unfold(result.output)
+    assert "has no judgements" not in said
+    assert said.count("no query has judgements: none of its") == 1

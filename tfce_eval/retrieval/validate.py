@@ -113,7 +113,18 @@ def _check_corpus(
 
 def _check_split(dataset: RetrievalDataset, ids: set[str], problems: Problems) -> None:
     files = dataset.files
-    for qid, origin in dataset.query_origins.items():
+    # No judgements at all: one line, not one per query (and none beside the error that
+    # says the qrels are missing or unreadable).
+    if not dataset.qrels and dataset.query_origins and problems.error_count == 0:
+        problems.add(
+            files.root / "qrels",
+            None,
+            f"no query has judgements: none of its {len(dataset.query_origins)} queries "
+            "would be scored",
+            "add the qrels of this split, or give --qrels FILE",
+            Level.WARNING,
+        )
+    for qid, origin in dataset.query_origins.items() if dataset.qrels else ():
         docs = dataset.qrels.get(qid)
         if docs is None:
             problems.at(
