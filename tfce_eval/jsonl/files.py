@@ -49,7 +49,7 @@ class Record:
     hint: str | None = None
 
 
-def _open(path: Path) -> BinaryIO:
+def open_bytes(path: Path) -> BinaryIO:
     """`path` opened for reading bytes; DataError naming it when it cannot be.
 
     Opened without blocking, then read blocking as usual: a named pipe that no one writes
@@ -58,9 +58,9 @@ def _open(path: Path) -> BinaryIO:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
-        raise DataError("file not found", path=str(path)) from None
+        raise DataError("file not found", path=str(path), hint="check the path") from None
     except OSError as exc:
-        raise _unreadable(path, exc) from None
+        raise unreadable(path, exc) from None
     try:
         if stat.S_ISDIR(os.fstat(fd).st_mode):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
@@ -68,11 +68,16 @@ def _open(path: Path) -> BinaryIO:
         return os.fdopen(fd, "rb")
     except OSError as exc:
         os.close(fd)
-        raise _unreadable(path, exc) from None
+        raise unreadable(path, exc) from None
 
 
-def _unreadable(path: Path, exc: OSError) -> DataError:
-    return DataError(f"cannot read the file: {exc.strerror or exc}", path=str(path))
+def unreadable(path: Path, exc: OSError) -> DataError:
+    """The error for a file that cannot be opened or read."""
+    return DataError(
+        f"cannot read the file: {exc.strerror or exc}",
+        path=str(path),
+        hint="check the file's permissions",
+    )
 
 
 #: A record as `JsonLines.rows` gives it: (line, offset, value, error, hint), the fields of
@@ -181,7 +186,7 @@ class JsonLines:
     def _raw_lines(self) -> Iterator[tuple[int, int, bytes | None]]:
         """(line, byte offset, bytes) of each non-blank line (bytes None: the line is longer
         than the limit, and was read past)."""
-        with _open(self.path) as handle:
+        with open_bytes(self.path) as handle:
             limit = self.limits.max_bytes
             offset = number = 0
             while raw := handle.readline(limit + 1):
@@ -280,11 +285,11 @@ _DOCUMENT_HINT = "fix the JSON syntax there (a missing comma?)"
 def read_document(path: Path, limits: JsonLimits = DEFAULT_LIMITS) -> bytes:
     """The bytes of a file that is one JSON document; DataError naming the file when it
     cannot be read or holds more than `limits.max_bytes` (it is parsed whole)."""
-    with _open(path) as handle:
+    with open_bytes(path) as handle:
         try:
             data = handle.read(limits.max_bytes + 1)
         except OSError as exc:  # a directory opens, and fails here
-            raise _unreadable(path, exc) from None
+            raise unreadable(path, exc) from None
     if len(data) > limits.max_bytes:
         raise DataError(
             f"more than the limit of {limits.max_bytes} bytes for a file that is one JSON document",

@@ -9,46 +9,18 @@ returns inside was ended by CR alone, which ends no line here, and the message s
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
-from pathlib import Path
 from typing import BinaryIO
 
-from tfce_eval.errors import DataError
+from tfce_eval.jsonl.files import open_bytes as open_bytes
+from tfce_eval.jsonl.files import unreadable as unreadable
 
 BOM = b"\xef\xbb\xbf"
 
 #: What a message adds about a line ended by CR alone, and the fix.
 CR_NOTE = "; the line holds carriage returns (CR)"
 CR_FIX = "save the file with LF (or CRLF) line ends: CR alone does not end a line"
-
-
-def open_bytes(path: Path) -> BinaryIO:
-    """`path` opened for reading bytes; DataError naming it when it cannot be."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except FileNotFoundError:
-        raise DataError("file not found", path=str(path), hint="check the path") from None
-    except OSError as exc:
-        raise unreadable(path, exc) from None
-    try:
-        if stat.S_ISDIR(os.fstat(fd).st_mode):
-            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except OSError as exc:
-        os.close(fd)
-        raise unreadable(path, exc) from None
-
-
-def unreadable(path: Path, exc: OSError) -> DataError:
-    """The error for a file that cannot be opened or read."""
-    return DataError(
-        f"cannot read the file: {exc.strerror or exc}",
-        path=str(path),
-        hint="check the file's permissions",
-    )
 
 
 def is_pipe(handle: BinaryIO) -> bool:
