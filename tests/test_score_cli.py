@@ -373,3 +373,15 @@ def test_a_bfcl_result_files_token_counts_and_latency_are_read(tmp_path: Path) -
         "items": n,
     }
     assert overall["latency_s"]["median"] == 0.5
+
+
+@pytest.mark.parametrize("data", [None, "builtin:tfce", "root"])
+def test_the_builtin_dataset_is_recorded_by_name(tmp_path: Path, data: str | None) -> None:
+    # However it is named (nothing, builtin:tfce, the folder the install keeps it in), a
+    # summary names it builtin:tfce: an upgrade or another environment moves the folder.
+    outputs = Path(__file__).resolve().parent.parent / "examples" / "outputs.jsonl"
+    given = [] if data is None else ["--data", str(builtin_data_dir()) if data == "root" else data]
+    result = CliRunner().invoke(main, ["score", str(outputs), *given, "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
+    assert summary["dataset"]["path"] == "builtin:tfce"

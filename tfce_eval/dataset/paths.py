@@ -26,9 +26,13 @@ def recorded(path: str | Path | None) -> str | None:
         return None if path is None else str(path)
     absolute = os.path.abspath(path)
     for entry in BUILTINS:
-        if not entry.folder:  # the function-calling data's root may be the checkout itself
-            continue
         root = str(entry.path)
+        if not entry.folder:
+            # The function-calling data's root may be the checkout itself: only the root
+            # is the dataset, not every file under it.
+            if absolute == root:
+                return BUILTIN_PREFIX + entry.name
+            continue
         if absolute == root:
             return BUILTIN_PREFIX + entry.name
         if absolute.startswith(root + os.sep):
