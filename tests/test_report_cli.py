@@ -296,3 +296,22 @@ def test_a_scores_file_that_is_a_named_pipe_does_not_hang(run_dir: Path) -> None
         timeout=60,
     )
     assert "Traceback" not in done.stderr and done.returncode in (0, 1)
+
+
+def test_a_qa_or_retrieval_directory_without_its_summary_is_told_apart(
+    tmp_path: Path,
+) -> None:
+    from tfce_eval.cli import main
+
+    split = Path(__file__).resolve().parents[1] / "tfce_eval/builtin/telco-qna/set_24.json"
+    first = json.loads(split.read_text(encoding="utf-8"))["questions"][0]["question_id"]
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text(json.dumps({"id": first, "response": "ANSWER: A"}) + "\n")
+    scored = tmp_path / "qa"
+    args = ["score", str(predictions), "--data", "builtin:telco-qna", "--out", str(scored)]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    (scored / "summary.json").unlink()
+    # Read as a function-calling run, its records were "not a score record: 'category'".
+    result = CliRunner().invoke(main, ["report", str(scored)])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("QA report: qa")

@@ -157,7 +157,7 @@ def _task_of(run_dirs: tuple[Path, ...]) -> TaskKind:
         summary = run_dir / SUMMARY
         task: str | None = TaskKind.FC
         if not summary.exists():
-            task = None
+            task = _task_of_scores(run_dir)
         else:
             if not summary.is_file():  # a directory, a FIFO: never opened
                 raise DataError(
@@ -185,6 +185,28 @@ def _task_of(run_dirs: tuple[Path, ...]) -> TaskKind:
             path=str(run_dirs[0] / SUMMARY),
             hint="expected fc, qa or retrieval: score the run again",
         ) from None
+
+
+def _task_of_scores(run_dir: Path) -> str | None:
+    """The task of a directory with scores.jsonl but no summary.json, read from its first
+    record (QA records have an answer type, retrieval ones measures); None when unknown."""
+    from tfce_eval.errors import DataError
+    from tfce_eval.jsonl import JsonLines
+    from tfce_eval.scoring.rundir import SCORES
+
+    scores = run_dir / SCORES
+    if not scores.is_file():
+        return None
+    try:
+        first = next(iter(JsonLines(scores)), None)
+    except DataError:
+        return None  # the task's loader says what is wrong with it
+    value = None if first is None else first.value
+    if isinstance(value, dict) and "answer_type" in value:
+        return TaskKind.QA
+    if isinstance(value, dict) and "measures" in value and "qid" in value:
+        return TaskKind.RETRIEVAL
+    return None
 
 
 def _render_task(
