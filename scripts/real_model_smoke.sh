@@ -9,7 +9,8 @@
 # tracebacks, structured calls that did not decode, a non-zero exit), never on
 # the model's accuracy: a 135M model is expected to be mostly wrong.
 #
-# Not run in CI: the first build takes about 30 minutes on 2 cores. Run it as
+# Not run in CI: on 2 cores the first run (it builds llama-server) takes about
+# 14 minutes, the slowest seen 40; later runs 2 to 6 minutes. Run it as
 #   nice -n 19 scripts/real_model_smoke.sh
 # See docs/real-model.md.
 #
