@@ -260,3 +260,16 @@ def test_a_commands_help_imports_only_its_options(command: str) -> None:
     )
     assert "LOADED []" in out, out
     assert "Usage: " in out
+
+
+def test_a_function_calling_score_loads_nothing_of_qa_or_retrieval(tmp_path: Path) -> None:
+    """`score` of function-calling outputs imports neither the QA and retrieval packages
+    nor pyarrow, bm25s or ir_measures: they cost a function-calling score a tenth of its
+    time (a check for QA predictions once read a retrieval dataset's files for every score)."""
+    outputs = PACKAGE.parent / "examples" / "outputs.jsonl"
+    out = _help_output(
+        ["score", str(outputs), "--out", str(tmp_path), "--json"],
+        "m.split('.')[0] in ('pyarrow', 'bm25s', 'ir_measures', 'numpy') "
+        "or m.startswith(('tfce_eval.qa', 'tfce_eval.retrieval'))",
+    )
+    assert out.rstrip().endswith("LOADED []"), out[-2000:]

@@ -96,7 +96,13 @@ def score_command(
 
     task = TaskKind(options["task"]) if options["task"] else None
     ref = resolve_data(options["data"], task)
-    if task is None and _qa_predictions_for_answers(files, ref.path, options["split"]):
+    # Only a retrieval dataset's files are looked at (a function-calling score loads
+    # nothing of QA or retrieval).
+    if (
+        task is None
+        and ref.task is TaskKind.RETRIEVAL
+        and _qa_predictions_for_answers(files, ref.path, options["split"])
+    ):
         ref = dataclasses.replace(ref, task=TaskKind.QA)  # as --task qa: QASPER-RAG
     refuse_other_tasks_options(ref.task)
     beside = out_beside(files, ref.task, out_given=out_dir is not None)
