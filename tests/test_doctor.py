@@ -178,3 +178,18 @@ def test_every_line_doctor_prints_fits_80_columns(dataset, monkeypatch) -> None:
     assert result.exit_code == 1, result.output
     assert "PROBLEM  the request failed: HTTP" in result.output
     assert [line for line in result.output.splitlines() if len(line) > 80] == []
+
+
+@pytest.mark.parametrize(
+    ("item", "said"), [("run_simple_0", "1 call"), ("run_parallel_0", "3 calls")]
+)
+def test_the_item_says_its_calls_in_words(dataset, item, said):
+    with FakeServer(FakeConfig(dataset)) as srv:
+        result = CliRunner().invoke(
+            main,
+            [
+                *("doctor", "--model", "vllm/m", "--base-url", srv.base_url),
+                *("--data", str(DATA), "--item", item),
+            ],
+        )
+    assert f"item: {item} ({said} expected)" in result.output, result.output

@@ -14,6 +14,7 @@ from tfce_eval.cli.options import (
     timeout_option,
 )
 from tfce_eval.model import Level
+from tfce_eval.words import counted
 
 _MARK = {Level.OK: "ok     ", Level.WARNING: "warning", Level.ERROR: "PROBLEM"}
 
@@ -75,7 +76,7 @@ def doctor_command(
         report = diagnose(model, base_url=base_url, data=data, item_id=item_id, timeout_s=timeout)
     click.echo(f"doctor: {report.provider}/{report.model} at {report.base_url}")
     if report.item_id and not qa:
-        click.echo(f"item: {report.item_id} ({report.expected_calls} calls expected)")
+        click.echo(f"item: {report.item_id} ({counted(report.expected_calls, 'call')} expected)")
     elif report.item_id:
         click.echo(f"item: {report.item_id}")
     for finding in report.findings:
