@@ -339,18 +339,3 @@ def test_relative_paths_are_recorded_absolute(
     summary = json.loads((tmp_path / "scored" / "summary.json").read_text(encoding="utf-8"))
     assert summary["dataset"]["path"] == str(tmp_path / "data")
     assert [f["path"] for f in summary["outputs"]["files"]] == [str(tmp_path / f) for f in files]
-
-
-@pytest.mark.parametrize("name", ["scores.jsonl", "summary.json"])
-def test_a_file_a_score_wrote_is_refused_alone_too(tmp_path: Path, name: str) -> None:
-    # Alone it was read as model outputs: every item wrong, exit 0 (scores.jsonl).
-    files = result_files(tmp_path / "m")
-    assert run_cli("score", *files, "--data", DATA).exit_code == 0
-    written = tmp_path / "m" / name
-    result = run_cli("score", written, "--data", DATA, "--out", tmp_path / "o")
-    assert result.exit_code == 2, result.output
-    assert unfold(result.stderr) == (
-        f"error: {written} is a file a score writes, not outputs: give the model's outputs "
-        "(a run's outputs.jsonl, or BFCL's *_result.json)"
-    )
-    assert not (tmp_path / "o").exists()

@@ -19,24 +19,10 @@ def out_beside(files: tuple[str, ...], task: TaskKind, *, out_given: bool) -> Pa
     not, for several FILEs of a task that reads one, a file a score writes among them, or
     the same file twice (by another name or a link); without --out, for FILEs in several
     directories (the scores could go to any of them, so --out must say where)."""
-    from tfce_eval.errors import UsageError
-    from tfce_eval.scoring.rundir import SCORES, SUMMARY
-
-    if task is TaskKind.FC:
-        for file in files:
-            if Path(file).name in (SUMMARY, SCORES):  # `score DIR/*.json*` the 2nd time
-                bfcl = os.path.join(os.path.dirname(file), "*_result.json")
-                raise UsageError(
-                    f"{file} is a file a score writes, not outputs: "
-                    + (
-                        f"leave it out of the FILEs (BFCL's: {bfcl})"
-                        if len(files) > 1
-                        else "give the model's outputs (a run's outputs.jsonl, or BFCL's "
-                        "*_result.json)"
-                    )
-                )
     if len(files) == 1:
         return None
+    from tfce_eval.errors import UsageError
+
     if task is not TaskKind.FC:
         what = _WANTS[task][1]
         verb = "are" if what.endswith("s") else "is"
@@ -44,10 +30,17 @@ def out_beside(files: tuple[str, ...], task: TaskKind, *, out_given: bool) -> Pa
             f"{what} {verb} one file: give one FILE, not {len(files)} "
             "(several FILEs are for function-calling outputs)"
         )
+    from tfce_eval.scoring.rundir import SCORES, SUMMARY
+
     seen: dict[tuple[int, int] | Path, str] = {}
     directories: dict[Path, str] = {}  # each directory as the user spelled it first
     for file in files:
         path = Path(os.path.abspath(file))
+        if path.name in (SUMMARY, SCORES):  # what `score DIR/*.json` picks up the 2nd time
+            raise UsageError(
+                f"{file} is a file a score writes, not outputs: leave it out of the FILEs "
+                f"(BFCL's: {os.path.join(os.path.dirname(file), '*_result.json')})"
+            )
         key = _identity(path)
         if key in seen:
             also = f" (also as {seen[key]})" if seen[key] != file else ""
