@@ -501,7 +501,27 @@ def test_a_resume_on_other_passages_is_refused(
         run_file.write_text(f"{first} Q0 {chunk} 1 1.5 mine\n", encoding="utf-8")
         said = "run_sha256"
     refused = unfold(run(*args, code=1).output)
-    assert "holds a different run" in refused and f"request option {said}" in refused
+    assert "holds a different run" in refused and f"the context's {changed}, {said}" in refused
+
+
+def test_a_run_recorded_before_its_context_digests_resumes(
+    server: FakeServer, tmp_path: Path
+) -> None:
+    first, second = TRUTH[0].id, TRUTH[1].id
+    chunk = json.loads((SPLIT / "corpus" / "corpus.jsonl").read_text().splitlines()[0])["_id"]
+    run_file = tmp_path / "ctx.trec"
+    run_file.write_text(f"{first} Q0 {chunk} 1 9.5 mine\n", encoding="utf-8")
+    args = ["--model", "vllm/m", "--base-url", server.base_url, "--out", str(tmp_path / "o")]
+    args += ["--run-name", "r", "--ids", first, "--ids", second, "--context", f"run:{run_file}"]
+    run(*args)
+    run_dir = tmp_path / "o" / "r"
+    meta = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    for key in ("corpus_sha256", "run_sha256"):  # as a run.json of an earlier version
+        del meta["request_options"][key]
+    (run_dir / "run.json").write_text(json.dumps(meta), encoding="utf-8")
+    kept = (run_dir / "outputs.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (run_dir / "outputs.jsonl").write_text(kept[0], encoding="utf-8")
+    assert "1 asked now" in unfold(run(*args).output)
 
 
 def test_a_corpus_with_several_query_splits_needs_no_split(

@@ -117,6 +117,14 @@ def _selection_lines(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str
     return lines
 
 
+#: A QA context's files, by digest, kept with the request options (run.qa.context_identity)
+#: and named for what they are when they differ.
+CONTEXT_DIGESTS = {
+    "corpus_sha256": "the context's corpus,",
+    "run_sha256": "the context's run file,",
+}
+
+
 def identity_differences(old_meta: Mapping[str, Any], new: RunIdentity) -> list[str]:
     """One line per identity field that differs: `model: 'a' (saved) vs 'b' (now)`.
 
@@ -133,8 +141,11 @@ def identity_differences(old_meta: Mapping[str, Any], new: RunIdentity) -> list[
         if name == "request_options" and isinstance(old.get(name), Mapping):
             for key in sorted(set(old[name]) | set(now[name])):
                 before, after = old[name].get(key), now[name].get(key)
+                if key in CONTEXT_DIGESTS and key not in old[name]:
+                    continue  # a run recorded before its context's files were: not known
                 if before != after:
-                    lines.append(f"request option {key}: {before!r} (saved) vs {after!r} (now)")
+                    what = CONTEXT_DIGESTS.get(key, "request option")
+                    lines.append(f"{what} {key}: {before!r} (saved) vs {after!r} (now)")
         elif name == "categories" and isinstance(old.get(name), list):
             lines.append(
                 f"categories (--category): {_shown(old[name])} (saved) vs {_shown(now[name])} (now)"

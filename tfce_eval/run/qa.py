@@ -171,7 +171,8 @@ def build_requests(
     # What a chunk is from: the corpus's own `source` (Telco: the spec), else its title.
     sources = {doc.id: doc.source or doc.title for doc in chunks.iter_corpus()}
     if spec.kind is Context.BM25:
-        ranked_ids = [*every, *(i for i in ids if i not in set(every))] if every else ids
+        known = set(every)
+        ranked_ids = [*every, *(i for i in ids if i not in known)] if every else ids
         questions = dataclasses.replace(
             chunks, queries={i: items[i].question for i in ranked_ids if i in items}
         )
