@@ -193,3 +193,11 @@ def test_the_item_says_its_calls_in_words(dataset, item, said):
             ],
         )
     assert f"item: {item} ({said} expected)" in result.output, result.output
+
+
+def test_a_retrieval_dataset_without_answers_is_refused_as_run_refuses_it():
+    result = CliRunner().invoke(
+        main, ["doctor", "--model", "vllm/m", "--data", "builtin:conditionalqa"]
+    )
+    assert result.exit_code == 2
+    assert "a retrieval dataset without answers" in " ".join(result.output.split())

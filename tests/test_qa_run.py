@@ -542,3 +542,16 @@ def test_a_corpus_with_several_query_splits_needs_no_split(
     (run_dir,) = list((tmp_path / "o").iterdir())
     (output,) = lines(run_dir / "outputs.jsonl")
     assert len(output["retrieved"]) == 5
+
+
+def test_the_corpus_a_note_names_is_a_corpus_to_give(server: FakeServer, tmp_path: Path) -> None:
+    # The note says `top 5 chunks of builtin:telco-qna/corpus`: given back as --corpus,
+    # it is that folder (it was refused as "a built-in qa dataset, not a retrieval one").
+    first = TRUTH[0].id
+    args = ["--model", "vllm/m", "--base-url", server.base_url, "--ids", first]
+    args += ["--context", "bm25", "--corpus", "builtin:telco-qna/corpus"]
+    printed = run(*args, "--out", str(tmp_path / "o")).output
+    assert "top 5 chunks of builtin:telco-qna/corpus" in unfold(printed)
+    (run_dir,) = list((tmp_path / "o").iterdir())
+    (output,) = lines(run_dir / "outputs.jsonl")
+    assert len(output["retrieved"]) == 5

@@ -58,9 +58,10 @@ def doctor_command(
     the server is usable for `run --mode fc` (warnings included: fewer calls than asked is
     the model's choice), 1 otherwise.
     """
-    from tfce_eval.tasks import TaskKind, resolve_data
+    from tfce_eval.run.config import run_data
+    from tfce_eval.tasks import TaskKind
 
-    task = resolve_data(data).task
+    task, _ = run_data(data, None)  # as `run` reads it: a retrieval dataset has no question
     refuse_other_tasks_options(task)  # --split of a function-calling dataset
     qa = data is not None and task is not TaskKind.FC
     if qa:
