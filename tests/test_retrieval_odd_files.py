@@ -157,7 +157,7 @@ def test_a_named_pipe_for_qrels_or_a_split_never_hangs(tmp_path: Path) -> None:
     data, run = hf(tmp_path)
     fifo = tmp_path / "qrels.fifo"
     os.mkfifo(fifo)
-    gone = f"error: {fifo}: the pipe gave no data (nothing wrote to it)"
+    gone = f"error: {fifo}: nothing wrote to the pipe within 5 s"
     for args in (
         ("score", str(run), "--data", str(data), "--out", str(tmp_path / "s")),
         ("validate", "--data", str(data)),
@@ -175,6 +175,33 @@ def test_a_named_pipe_for_qrels_or_a_split_never_hangs(tmp_path: Path) -> None:
         f"error: {split / 'set_24.json'}: cannot tell which task this dataset is for: "
         "a named pipe, not a file"
     )
+
+
+def test_a_named_pipe_whose_writer_starts_later_is_read(tmp_path: Path) -> None:
+    # `mkfifo q; (sleep 1; cat qrels > q) & tfce-eval score ... --qrels q`: it was
+    # refused at once, and the writer then hung with no one to read.
+    import threading
+    import time
+
+    data, run = hf(tmp_path)
+    qrels = {q["query_id"]: {q["corpus_id"]: q["score"]} for q in HF_QRELS["test"]}
+    text = write_trec_qrels(tmp_path / "q.txt", qrels).read_bytes()
+    fifo = tmp_path / "late.fifo"
+    os.mkfifo(fifo)
+
+    def writer() -> None:
+        time.sleep(0.5)
+        fifo.write_bytes(text)
+
+    late = threading.Thread(target=writer)
+    late.start()
+    out = tmp_path / "s"
+    result = CliRunner().invoke(
+        main, ["score", str(run), "--data", str(data), "--qrels", str(fifo), "--out", str(out)]
+    )
+    late.join(timeout=30)
+    assert result.exit_code == 0, result.output
+    assert (out / "summary.json").is_file() and not late.is_alive()
 
 
 def test_a_pipe_with_a_writer_is_read_as_qrels(tmp_path: Path) -> None:

@@ -52,9 +52,10 @@ class Record:
 def open_bytes(path: Path) -> BinaryIO:
     """`path` opened for reading bytes; DataError naming it when it cannot be.
 
-    Opened without blocking, then read blocking as usual: a named pipe that no one writes
-    to reads as empty instead of hanging the command in open(), and a pipe someone writes
-    to (`<(zcat outputs.jsonl.gz)`) is read as it comes."""
+    Opened without blocking, then read blocking as usual: a pipe someone writes to
+    (`<(zcat outputs.jsonl.gz)`, a named pipe whose writer starts a moment later) is read
+    as it comes, and a named pipe no one writes to within PIPE_WAIT_S is an error instead
+    of a command that hangs in open()."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
@@ -62,13 +63,35 @@ def open_bytes(path: Path) -> BinaryIO:
     except OSError as exc:
         raise unreadable(path, exc) from None
     try:
-        if stat.S_ISDIR(os.fstat(fd).st_mode):
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+        if stat.S_ISFIFO(mode) and not _written_to(fd):
+            os.close(fd)
+            raise DataError(
+                f"nothing wrote to the pipe within {PIPE_WAIT_S} s",
+                path=str(path),
+                hint="start the command that writes to it first, or give the file itself",
+            )
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except OSError as exc:
         os.close(fd)
         raise unreadable(path, exc) from None
+
+
+#: How long a named pipe may wait for its writer's first bytes (or its end).
+PIPE_WAIT_S = 5
+
+
+def _written_to(fd: int) -> bool:
+    """Whether a pipe opened without blocking gets data, or its writer's end, in time: a
+    pipe no writer has opened stays silent (Linux reports no hang-up before one has)."""
+    import select
+
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP)
+    return bool(poller.poll(PIPE_WAIT_S * 1000))
 
 
 def unreadable(path: Path, exc: OSError) -> DataError:
