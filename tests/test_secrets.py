@@ -326,3 +326,20 @@ def test_a_base_url_that_cannot_work_is_refused_in_one_line_before_any_request(
     assert said.startswith(f"error: {source.get(where, '--judge-base-url')} '")
     assert "SECRETQ" not in said
     assert not list(tmp_path.iterdir())
+
+
+def test_an_answer_is_scrubbed_only_of_what_can_be_nothing_but_a_secret() -> None:
+    # A scrubbed answer is a changed answer: a password that is also a word of the domain,
+    # or a key cut short, must leave the model's arguments as they are.
+    from tfce_eval.providers.registry import make_provider
+
+    provider = make_provider(
+        "openai/m",
+        base_url="http://admin:downlink@127.0.0.1:9/v1",
+        env={"OPENAI_API_KEY": "token-abc123456"},
+    )
+    answer = {"direction": "downlink", "text": "Use token-abc for the demo"}
+    assert provider.scrub_value(answer) == answer
+    assert provider.scrub_value({"echo": "key token-abc123456"}) == {"echo": "key ***"}
+    # Messages are scrubbed of every form, cut ones included.
+    assert "downlink" not in provider.scrub("refused: admin:downlink")

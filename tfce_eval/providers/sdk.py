@@ -36,6 +36,7 @@ from tfce_eval.providers.base import (
 )
 from tfce_eval.providers.prompting import question_messages, system_prompt
 from tfce_eval.providers.secrets import (
+    answer_forms,
     key_problem,
     redact_urls,
     scrub_forms,
@@ -118,6 +119,7 @@ class SdkProvider(Provider):
             user, password = self._credentials.user, self._credentials.password
             secrets += [self._credentials.basic, user if password is None else password]
         self._forms = secret_forms(secrets)
+        self._answer_forms = answer_forms(secrets)
         # A key is needed only for the vendors' own endpoints.
         self._needs_key = not spec.local and not explicit_url
         self._client: Any = None
@@ -151,13 +153,16 @@ class SdkProvider(Provider):
         string (URLs are left as they are: they are the model's answer).
 
         A server or a model may echo the key in an answer; the answer is kept in files.
+        Only secrets long enough to be nothing else are replaced, as written (see
+        `secrets.answer_forms`): a scrubbed answer is a changed answer.
         """
-        if not self._forms:
+        forms = self._answer_forms
+        if not forms:
             return value
         if isinstance(value, str):
-            return scrub_forms(value, self._forms)
+            return scrub_forms(value, forms)
         if isinstance(value, dict):
-            return {scrub_forms(str(k), self._forms): self.scrub_value(v) for k, v in value.items()}
+            return {scrub_forms(str(k), forms): self.scrub_value(v) for k, v in value.items()}
         if isinstance(value, list):
             return [self.scrub_value(v) for v in value]
         return value

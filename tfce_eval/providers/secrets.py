@@ -13,7 +13,10 @@ reach a file, a log or a message. This module holds the rules:
   .env file with Windows line endings), control characters or non-ASCII characters.
 - `secret_forms` lists every form in which a secret may come back in an error (as
   written, escaped as Python or JSON write it, percent-encoded, Basic-encoded, cut by a
-  server echoing a header), so that the provider can scrub them all.
+  server echoing a header), so that the provider can scrub them all. A model's answer is
+  scrubbed more narrowly (`answer_forms`): only secrets long enough to be nothing else,
+  never cut, since a scrubbed answer is a changed answer (a password `downlink` would
+  change an argument's value, and with it the score).
 """
 
 from __future__ import annotations
@@ -157,8 +160,20 @@ def key_problem(key: str, env: str) -> str | None:
     )
 
 
-def secret_forms(secrets: Iterable[str]) -> tuple[str, ...]:
-    """Every form in which these secrets may be quoted, longest first (see the module)."""
+#: The shortest secret scrubbed from a model's answer (an API key is longer; a shorter
+#: one, `EMPTY` or a short password, is more likely an ordinary word of the answer).
+MIN_IN_ANSWERS = 12
+
+
+def answer_forms(secrets: Iterable[str]) -> tuple[str, ...]:
+    """The forms scrubbed from a model's answer: each secret of at least MIN_IN_ANSWERS
+    characters as written or escaped, never cut (see the module)."""
+    return secret_forms((s for s in secrets if len(s) >= MIN_IN_ANSWERS), cuts=False)
+
+
+def secret_forms(secrets: Iterable[str], *, cuts: bool = True) -> tuple[str, ...]:
+    """Every form in which these secrets may be quoted, longest first (see the module);
+    `cuts=False` leaves out the forms cut at an end."""
     forms: set[str] = set()
     for secret in secrets:
         written = {secret, secret.strip(), quote(secret, safe=""), unquote(secret)}
@@ -170,7 +185,7 @@ def secret_forms(secrets: Iterable[str]) -> tuple[str, ...]:
             written.add(repr(text.encode("utf-8", "surrogatepass"))[2:-1])
         for form in written:
             forms.add(form)
-            if len(form) >= 2 * MIN_SCRUBBED + _CUT:
+            if cuts and len(form) >= 2 * MIN_SCRUBBED + _CUT:
                 forms.update(form[cut:] for cut in range(1, _CUT + 1))
                 forms.update(form[:-cut] for cut in range(1, _CUT + 1))
     return tuple(sorted((f for f in forms if len(f) >= MIN_SCRUBBED), key=len, reverse=True))
