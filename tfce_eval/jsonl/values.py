@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,9 +116,16 @@ def _too_deep(raw: bytes, limit: int) -> int | None:
     return None
 
 
-def parse_json(raw: bytes, limits: JsonLimits = DEFAULT_LIMITS, hint: str = _LINE_HINT) -> Any:
+def parse_json(
+    raw: bytes,
+    limits: JsonLimits = DEFAULT_LIMITS,
+    hint: str = _LINE_HINT,
+    pairs: Callable[[list[tuple[str, Any]]], Any] | None = None,
+) -> Any:
     """One JSON value from UTF-8 bytes (a BOM allowed), or JsonRefused saying why not and
-    where (`hint` is the fix offered for a syntax error)."""
+    where (`hint` is the fix offered for a syntax error). `pairs`, when given, makes each
+    object from its key-value pairs in file order (json's object_pairs_hook): a reader
+    that must see repeated keys sees them in the one parse."""
     if len(raw) > limits.max_bytes:
         raise JsonRefused(
             f"{len(raw)} bytes, more than the limit of {limits.max_bytes}",
@@ -150,7 +157,7 @@ def parse_json(raw: bytes, limits: JsonLimits = DEFAULT_LIMITS, hint: str = _LIN
             syntax=False,
             limit="depth",
         )
-    return _loads(text, hint)
+    return _loads(text, hint, pairs)
 
 
 def _decode_sig(raw: bytes) -> str:
@@ -175,15 +182,18 @@ _RAW_DECODE = json.JSONDecoder().raw_decode
 _LINE_ENDS = ("", "\n", "\r\n")
 
 
-def _loads(text: str, hint: str) -> Any:
+def _loads(
+    text: str, hint: str, pairs: Callable[[list[tuple[str, Any]]], Any] | None = None
+) -> Any:
+    decode = _RAW_DECODE if pairs is None else json.JSONDecoder(object_pairs_hook=pairs).raw_decode
     try:
-        value, end = _RAW_DECODE(text)
+        value, end = decode(text)
         if text[end:] in _LINE_ENDS:
             return value
     except (ValueError, RecursionError):
         pass
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=pairs)
     except json.JSONDecodeError as exc:
         # "Invalid control character at": the position follows as "(column N)".
         msg = exc.msg.removesuffix(" at")

@@ -22,47 +22,49 @@ def object_columns(path: Path) -> RunColumns:
     """The entries of a file that is one JSON object {qid: {docid: score}}."""
     raw = read_document(path)
     try:
-        data = parse_json(raw, hint=_HINT)
+        data = parse_json(raw, hint=_HINT, pairs=_Object.of)
     except JsonRefused as exc:
         raise exc.error(path, _HINT) from None
-    if not isinstance(data, dict):
+    if not isinstance(data, _Object):  # every object is made one (pairs=_Object.of)
         raise DataError("not a JSON object", path=str(path), hint=_HINT)
-    _refuse_repeated_keys(raw, path)
+    _refuse_repeated_keys(data, path)
     return mapping_columns(data, str(path), lambda i: (str(path), None))
 
 
-class _Pairs(list[tuple[str, Any]]):
-    """A JSON object as its key-value pairs in file order, repeated keys kept."""
+class _Object(dict[str, Any]):
+    """A JSON object, and the first key it gives twice (None: none), which a dict alone
+    would keep silently with its last value."""
+
+    repeated: str | None = None
+
+    @classmethod
+    def of(cls, pairs: list[tuple[str, Any]]) -> _Object:
+        made = cls(pairs)
+        if len(made) != len(pairs):  # rare: only then look for which key it is
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    made.repeated = key
+                    break
+                seen.add(key)
+        return made
 
 
-def _refuse_repeated_keys(raw: bytes, path: Path) -> None:
-    """DataError naming a query, or a query's document, that the object gives twice.
-
-    `raw` has passed parse_json's limits (size, depth, digits, UTF-8); json reads it a
-    second time keeping every pair, which only an object of repeated keys needs."""
-    import json
-
-    top = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=_Pairs)
-    queries: set[str] = set()
-    for qid, docs in top:
-        if qid in queries:
+def _refuse_repeated_keys(data: _Object, path: Path) -> None:
+    """DataError naming a query, or a query's document, that the object gives twice."""
+    if data.repeated is not None:
+        raise DataError(
+            f"query {data.repeated!r} is a key twice: one of its rankings would be lost",
+            path=str(path),
+            hint="give each query one object {docid: score}",
+        )
+    for qid, docs in data.items():
+        if isinstance(docs, _Object) and docs.repeated is not None:
             raise DataError(
-                f"query {qid!r} is a key twice: one of its rankings would be lost",
+                f"document {docs.repeated!r} is listed twice for query {qid!r}",
                 path=str(path),
-                hint="give each query one object {docid: score}",
+                hint="list each document once per query",
             )
-        queries.add(qid)
-        if not isinstance(docs, _Pairs):
-            continue  # mapping_columns refuses it
-        docids: set[str] = set()
-        for docid, _ in docs:
-            if docid in docids:
-                raise DataError(
-                    f"document {docid!r} is listed twice for query {qid!r}",
-                    path=str(path),
-                    hint="list each document once per query",
-                )
-            docids.add(docid)
 
 
 def mapping_columns(data: dict[str, Any], path: str, where: Where) -> RunColumns:
