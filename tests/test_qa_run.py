@@ -474,6 +474,10 @@ def test_a_resumed_bm25_run_keeps_the_context_of_every_question(tmp_path: Path) 
     kept = (tmp_path / "r" / "context" / "run.trec").read_text(encoding="utf-8")
     assert kept == first
     assert {line.split()[0] for line in kept.splitlines()} == {t.id for t in TRUTH}
+    # The corpus digest of the run's identity is the one the retriever records.
+    meta = json.loads((tmp_path / "r" / "run.json").read_text(encoding="utf-8"))
+    context = json.loads((tmp_path / "r" / "context" / "run.json").read_text(encoding="utf-8"))
+    assert meta["request_options"]["corpus_sha256"] == context["corpus_sha256"]
 
 
 @pytest.mark.parametrize("changed", ["corpus", "run file"])

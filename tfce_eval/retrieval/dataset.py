@@ -8,7 +8,7 @@ iterated (`iter_corpus`). Nothing here writes.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,21 @@ from tfce_eval.retrieval.spans import span_gold
 from tfce_eval.retrieval.tables import Problems
 from tfce_eval.retrieval.textfiles import open_bytes, unreadable
 from tfce_eval.retrieval.textqrels import read_trec_qrels, read_tsv_qrels
+
+
+def corpus_sha256(paths: Iterable[Path]) -> str:
+    """SHA-256 of corpus files' bytes, in the order given (`DatasetFiles.corpus`, name
+    order): a corpus's identity, as `retrieve` records it. DataError naming a file that
+    cannot be read."""
+    digest = hashlib.sha256()
+    for path in paths:
+        with open_bytes(path) as fh:
+            try:
+                while block := fh.read(1 << 20):
+                    digest.update(block)
+            except OSError as exc:
+                raise unreadable(path, exc) from None
+    return digest.hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,15 +110,7 @@ class RetrievalDataset:
     def corpus_sha256(self) -> str:
         """SHA-256 of the corpus files' bytes, in name order: the corpus's identity.
         DataError naming a file that cannot be read."""
-        digest = hashlib.sha256()
-        for path in self.files.corpus:
-            with open_bytes(path) as fh:
-                try:
-                    while block := fh.read(1 << 20):
-                        digest.update(block)
-                except OSError as exc:
-                    raise unreadable(path, exc) from None
-        return digest.hexdigest()
+        return corpus_sha256(self.files.corpus)
 
     def gold_sha256(self) -> str:
         """SHA-256 of the judgements (query, document, relevance; sorted): the gold's

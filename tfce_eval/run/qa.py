@@ -11,7 +11,6 @@ it was shown), and the score of the answers (`qa.score_outputs`).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +44,7 @@ from tfce_eval.retrieval import (
     read_scores,
     retrieve,
 )
+from tfce_eval.retrieval.dataset import corpus_sha256
 from tfce_eval.retrieval.layouts import locate, splits_of
 from tfce_eval.run.asking import tries
 from tfce_eval.run.config import Context, ContextSpec
@@ -221,12 +221,9 @@ def context_identity(spec: ContextSpec, corpus: Path | None) -> dict[str, str]:
     if spec.kind not in (Context.BM25, Context.RUN):
         return {}
     found: dict[str, str] = {}
-    if corpus is not None:
-        digest = hashlib.sha256()
+    if corpus is not None:  # the digest `retrieve` records in context/run.json
         root = builtin_dir(corpus, TaskKind.RETRIEVAL) or corpus
-        for path in locate(root, split=corpus_split(corpus)).corpus:
-            digest.update(file_sha256(path).encode())
-        found["corpus_sha256"] = digest.hexdigest()
+        found["corpus_sha256"] = corpus_sha256(locate(root, split=corpus_split(corpus)).corpus)
     if spec.run_file is not None:
         found["run_sha256"] = file_sha256(spec.run_file)
     return found
