@@ -172,3 +172,21 @@ def test_an_empty_file_of_ones_own_is_still_refused(tmp_path: Path) -> None:
     assert "the run is empty" in said
     with pytest.raises(Exception, match="the run is empty"):
         score_run(other, load_retrieval(data))
+
+
+def test_an_out_directory_that_cannot_be_made_stops_before_indexing(tmp_path: Path) -> None:
+    data = beir_without_matches(tmp_path / "beir")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory\n")
+    cache = tmp_path / "cache"
+    out = blocker / "run"
+    said = unfold(
+        invoke(
+            "retrieve", "--data", str(data), "--out", str(out), "--cache-dir", str(cache), code=1
+        ).output
+    )
+    assert said.startswith(f"error: {out}: cannot write the result files here"), said
+    assert "fix: give a directory that exists" in said
+    # Nothing was indexed: the failure came before the minutes an index can take.
+    assert not cache.exists()
+    assert blocker.read_text() == "not a directory\n"

@@ -33,6 +33,7 @@ from tfce_eval.retrieval.corpus import corpus_columns
 from tfce_eval.retrieval.dataset import RetrievalDataset
 from tfce_eval.retrieval.records import id_key
 from tfce_eval.scoring.rundir import RUN_JSON, RUN_TREC, write_text_atomic
+from tfce_eval.scoring.writing import probe_writable
 
 #: progress(stage, done, total): stages "hash", "read", "tokenize", "index", "search",
 #: "write", in that order ("read" to "index" only when the index is not cached).
@@ -112,6 +113,9 @@ def retrieve(
             path=", ".join(str(p) for p in dataset.files.queries) or str(dataset.root),
             hint="add queries to the split, or choose another with --split",
         )
+    out = Path(out_dir)
+    # Checked first: indexing a large corpus takes minutes, and its run would be lost.
+    probe_writable(out)
     tick = progress or _noop
     started = time.perf_counter()
     tick("hash", 0, 1)
@@ -141,7 +145,6 @@ def retrieve(
     search_s = time.perf_counter() - t1
 
     tick("write", 0, 1)
-    out = Path(out_dir)
     # write_text_atomic makes the directory, and words any failure to (a DataError).
     lines = []
     for qid in qids:

@@ -179,6 +179,14 @@ def _finish(fh: IO[str]) -> None:
     fh.close()
 
 
+def probe_writable(directory: Path) -> None:
+    """Make `directory` and create and remove one temporary file in it: a DataError now,
+    before long work whose result would be written there, rather than after it."""
+    fh, tmp = _temp(directory / "probe")
+    fh.close()
+    Path(tmp).unlink(missing_ok=True)
+
+
 def write_text_atomic(path: Path, text: str | Iterable[str]) -> None:
     """Write `text` (a string, or its pieces in order, e.g. lines made as they are
     written) to a temporary file beside `path` and rename it into place."""
