@@ -139,3 +139,20 @@ def test_task_tables_on_a_narrow_terminal_keep_their_labels(
     # Squeezed below 80, rich drew the type column and the intervals away.
     assert "95% interval" in text and "mc+tf" in text
     assert max(len(line) for line in text.splitlines()) <= 80
+
+
+@pytest.mark.parametrize("columns", ["40", "60"])
+def test_the_fc_table_on_a_narrow_terminal_keeps_its_category_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, columns: str
+) -> None:
+    monkeypatch.setenv("COLUMNS", columns)
+    out = tmp_path / "s"
+    example = REPO / "examples" / "outputs.jsonl"
+    for text in (
+        printed("score", str(example), "--out", str(out)),
+        printed("report", str(out)),
+    ):
+        # Squeezed below 80, rich wrote `parallel_multiple` three letters a line.
+        for name in ("simple", "multiple", "parallel", "parallel_multiple"):
+            assert re.search(rf"^{name} +\d+ +\d+ +[\d.]+% ", text, re.M), (name, text)
+        assert max(len(line) for line in text.splitlines()) <= 80

@@ -28,11 +28,17 @@ PIPE_WIDTH = 80
 
 
 def stdout_console() -> Console:
-    """A console on stdout: the terminal's width; when piped, $COLUMNS or a fixed width."""
+    """A console on stdout: the terminal's width, never under 80 columns; when piped,
+    $COLUMNS or 80."""
     from rich.console import Console
 
     console = Console(file=sys.stdout)
-    if not console.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
+    if console.width < PIPE_WIDTH or (
+        not console.is_terminal and not os.environ.get("COLUMNS", "").isdigit()
+    ):
+        # The tables are laid out for 80 columns: narrower, rich would squeeze their labels
+        # (category names one letter a line) and intervals to nothing. At 80 a narrow
+        # terminal wraps the lines, losing nothing.
         console = Console(file=sys.stdout, width=PIPE_WIDTH)
     return console
 
@@ -64,12 +70,6 @@ def print_document(document: Any) -> None:
     from tfce_eval.report.document import document_renderables
 
     console = stdout_console()
-    if console.width < PIPE_WIDTH:
-        # The tables are laid out for 80 columns: narrower, rich would squeeze their labels
-        # and intervals to nothing. At 80 a narrow terminal wraps the lines, losing nothing.
-        from rich.console import Console
-
-        console = Console(file=sys.stdout, width=PIPE_WIDTH)
     for part in document_renderables(document):
         console.print(part)
 
