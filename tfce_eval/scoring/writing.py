@@ -180,11 +180,21 @@ def _finish(fh: IO[str]) -> None:
 
 
 def probe_writable(directory: Path) -> None:
-    """Make `directory` and create and remove one temporary file in it: a DataError now,
-    before long work whose result would be written there, rather than after it."""
+    """Make `directory`, create one temporary file in it, and remove both again: a
+    DataError now, before long work whose result would be written there, rather than
+    after it. Only a real write tells (root passes every permission check, and a
+    directory cannot be made under /proc whatever its mode says)."""
+    made = []  # the directories this makes, deepest first, to remove again
+    for parent in (directory, *directory.parents):
+        if os.path.lexists(parent):
+            break
+        made.append(parent)
     fh, tmp = _temp(directory / "probe")
     fh.close()
     Path(tmp).unlink(missing_ok=True)
+    for path in made:
+        with suppress(OSError):
+            path.rmdir()
 
 
 def write_text_atomic(path: Path, text: str | Iterable[str]) -> None:
