@@ -385,3 +385,28 @@ def test_the_builtin_dataset_is_recorded_by_name(tmp_path: Path, data: str | Non
     assert result.exit_code == 0, result.output
     summary = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
     assert summary["dataset"]["path"] == "builtin:tfce"
+
+
+def test_a_scores_file_given_as_outputs_is_refused(tmp_path: Path) -> None:
+    example = REPO / "examples" / "outputs.jsonl"
+    first = tmp_path / "first"
+    assert run_cli("score", str(example), "--out", str(first)).exit_code == 0
+    kept = (first / "summary.json").read_bytes()
+    # With --out (without it, the scores would overwrite themselves: refused already).
+    again = tmp_path / "again"
+    result = run_cli("score", str(first / "scores.jsonl"), "--out", str(again))
+    assert result.exit_code == 1
+    said = unfold(result.output)
+    assert said.startswith(
+        f"error: {first / 'scores.jsonl'}, line 1: this is a line of the scores.jsonl "
+        "that `score` writes, not an answer"
+    ), said
+    assert f"tfce-eval report {first}" in said
+    assert not again.exists()
+    assert (first / "summary.json").read_bytes() == kept
+    # Outputs merely named scores.jsonl are still scored.
+    named = tmp_path / "mine" / "scores.jsonl"
+    named.parent.mkdir()
+    shutil.copy(example, named)
+    result = run_cli("score", str(named), "--out", str(tmp_path / "mine-out"))
+    assert result.exit_code == 0, result.output

@@ -208,6 +208,25 @@ def index_outputs(path: Path, *, tolerate_torn_tail: bool = False) -> OutputsInd
     return index_outputs_files((path,), tolerate_torn_tail=tolerate_torn_tail)
 
 
+#: The keys every line of a function-calling scores.jsonl has (docs/files.md).
+_SCORED_KEYS = ("valid", "error_type", "exec_valid", "details")
+
+
+def _refuse_a_scored_line(obj: Mapping[str, Any], path: Path, line: int) -> None:
+    """DataError when a file's first line is a scored record, not an answer: scored as
+    answers, a scores.jsonl would give 0 % with every item a parse or request error."""
+    if all(k in obj for k in _SCORED_KEYS) and not any(k in obj for k in ANSWER_KEYS):
+        import shlex
+
+        raise DataError(
+            "this is a line of the scores.jsonl that `score` writes, not an answer",
+            path=str(path),
+            line=line,
+            hint="give the outputs it was scored from (a run's outputs.jsonl), or read "
+            f"the scores with `tfce-eval report {shlex.quote(str(path.parent))}`",
+        )
+
+
 def _size(path: Path) -> int:
     try:
         return path.stat().st_size
@@ -231,10 +250,14 @@ def index_outputs_files(paths: Sequence[Path], *, tolerate_torn_tail: bool = Fal
     files: list[OutputsFile] = []
     for number, path in enumerate(paths):
         lines = JsonLines(path, torn_tail_ok=tolerate_torn_tail)
+        first = True
         for row in lines.rows():
             line, offset, obj, error, _ = row
             if error is not None or type(obj) is not dict:
                 obj = json_object(Record(*row), path)  # raises, naming the line
+            if first:
+                _refuse_a_scored_line(obj, path, line)
+                first = False
             item_id = obj.get("id")
             if type(item_id) is not str and (
                 not isinstance(item_id, str | int) or isinstance(item_id, bool)
