@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from messages import unfold
+from retrieval_fixtures import HF_CORPUS, HF_QRELS, HF_QUERIES, write_hf
 
 from tfce_eval.cli import main
 from tfce_eval.errors import DataError, UsageError
@@ -559,3 +560,37 @@ def test_run_is_for_question_answering_only(tmp_path: Path) -> None:
     assert unfold(result.output) == (
         "error: --run is for question-answering datasets; --data is a retrieval dataset"
     )
+
+
+def test_a_line_with_an_error_is_a_request_error_only_without_an_answer(
+    tmp_path: Path,
+) -> None:
+    data = write_hf(
+        tmp_path / "qasper",
+        corpus=HF_CORPUS,
+        queries={"test": HF_QUERIES["test"][:2]},
+        qrels={"test": HF_QRELS["test"][:3]},
+        answers={
+            "test": [
+                {"query_id": "q1", "answer": "A3 events"},
+                {"query_id": "q2", "answer": "Rayleigh fading"},
+            ]
+        },
+    )
+    predictions = tmp_path / "p.jsonl"
+    lines = [
+        # An answer with a note in "error": the answer is scored, as in fc outputs.
+        {"id": "q1", "answer": "A3 events", "evidence": ["p1_0"], "error": "retried once"},
+        # A request error: nothing of it is the model's, its evidence included.
+        {"id": "q2", "error": "HTTP 500", "evidence": ["p2_0", "p2_abs"]},
+    ]
+    predictions.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    out = tmp_path / "s"
+    score_cli(predictions, "--data", data, "--split", "test", "--out", out)
+    records, summary = scored(out)
+    by_id = {r["id"]: r for r in records}
+    assert by_id["q1"]["error_type"] is None and by_id["q1"]["token_f1"] == 1.0
+    assert by_id["q1"]["evidence_f1"] == 1.0
+    assert by_id["q2"]["error_type"] == "request_error"
+    assert by_id["q2"]["evidence_f1"] == 0.0
+    assert summary["qasper"]["evidence_f1"] == 0.5

@@ -4,7 +4,8 @@ A predictions file is JSON Lines, one object per answered item:
 `{"id" or "question_id", "response": "<model text>"}` or `{"id", "answer": <label,
 true/false or text>}`, with optional `"retrieved": [{"chunk_id", "source", "score"}, ...]`
 (rank order; plain chunk ids also do), `"evidence": [chunk ids]` (QASPER's cited
-paragraphs), `"context"` and `"error"` (the request failed: a request error).
+paragraphs), `"context"` and `"error"` (the request failed: a request error when the line
+has neither a response nor an answer).
 
 The file is data from elsewhere, so it is read within bounds (`LIMITS`, by the one JSON
 reader, `tfce_eval.jsonl`): a line longer than 1 MB, nested deeper than 64 levels or with
@@ -150,7 +151,8 @@ def _output(where: str, number: int, rec: dict[str, Any]) -> QaOutput:
         id=str(raw_id),
         response=response,
         answer=answer,
-        error=str(error) if error else None,
+        # As for function-calling outputs: an answer given is scored, whatever "error" says.
+        error=str(error) if error and response is None and answer is None else None,
         retrieved=None
         if rec.get("retrieved") is None
         else _retrieved(where, number, rec["retrieved"]),

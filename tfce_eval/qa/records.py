@@ -119,7 +119,10 @@ def score_item(
     is_open = item.answer_type is AnswerType.OPEN
     evidence = None
     if evidence_scored:
-        cited = () if output is None or output.evidence is None else output.evidence
+        # A request error cites nothing: its evidence is no more the model's than its answer.
+        cited: Sequence[str] = ()
+        if output is not None and output.error is None and output.evidence is not None:
+            cited = output.evidence
         evidence = evidence_f1(cited, [item.evidence])
     extracted = error = context = None
     error_type: ErrorType | None = ErrorType.REQUEST_ERROR
