@@ -5,10 +5,15 @@ from __future__ import annotations
 import json
 import random
 import re
+from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
+from click.testing import CliRunner
+from retrieval_fixtures import HF_CORPUS, HF_QRELS, HF_QUERIES, write_hf
 
+from tfce_eval.cli import main
 from tfce_eval.qa import (
     MAX_TEXT,
     AnswerType,
@@ -227,7 +232,7 @@ def test_markers_that_are_not_emphasis_stay() -> None:
     assert extract_answer(OPEN, "ANSWER: 2*3 = 6").answer == "2*3 = 6"
     assert extract_answer(OPEN, "ANSWER: *2*3 = 6*").answer == "2*3 = 6"
     assert extract_answer(OPEN, "ANSWER: x * y and a*b*c").answer == "x * y and a*b*c"
-    assert read_answer(OPEN, "`__init__` and __bold__ and snake_case").answer == (
+    assert extract_answer(OPEN, "`__init__` and __bold__ and snake_case").answer == (
         "__init__ and bold and snake_case"
     )
     assert clean_response("a `lone backtick and **B**.") == "a `lone backtick and B."
@@ -438,3 +443,293 @@ def test_fc_message() -> None:
     assert "[1] ctx" in text and "2. 30 kHz" in text
     assert text.endswith("Give your answer by calling the answer tool.")
     assert "ANSWER:" not in text
+
+
+# -- Verdicts, template tokens, full-width forms, restated options, dollars ---------------
+
+MC_RRC = QaItem(
+    id="r",
+    question="Which RRC state has no UE context in the RAN?",
+    answer_type=AnswerType.MC,
+    reference="C",
+    options=(("A", "RRC_CONNECTED"), ("B", "RRC_INACTIVE"), ("C", "RRC_IDLE")),
+)
+#: Options written in full-width forms: their text is compared as written.
+MC_WIDE = QaItem(
+    id="w",
+    question="哪个RRC状态保留UE上下文？",
+    answer_type=AnswerType.MC,
+    reference="B",
+    options=(
+        ("A", "空闲态（RRC_IDLE）"),
+        ("B", "非激活态（RRC_INACTIVE）"),
+        ("C", "ＲＲＣ＿ＣＯＮＮＥＣＴＥＤ"),
+    ),
+)
+MC_PRICE = QaItem(
+    id="p",
+    question="Which fee applies?",
+    answer_type=AnswerType.MC,
+    reference="B",
+    options=(("A", "$5"), ("B", "$10"), ("C", "$20")),
+)
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "ANSWER: False. The correct value is 30 kHz.",
+        "ANSWER: False (the correct spec is TS 23.502)",
+        "ANSWER: False - the correct function is the SMF",
+        "ANSWER: False. The statement would be true for LTE.",
+        "ANSWER: Incorrect; it is correct only for LTE.",
+        "ANSWER: No. The correct node is the SMF.",
+        "ANSWER: The statement is false: true only before Rel-15.",
+        "ANSWER: False; the correct answer would be SMF",
+        "ANSWER: False<|eot_id|>",
+        "ANSWER: Ｆａｌｓｅ。",
+    ],
+)
+def test_a_leading_verdict_decides_and_the_rest_is_explanation(response: str) -> None:
+    assert extract_answer(TF, response) == Extraction("false")
+
+
+@pytest.mark.parametrize(
+    ("response", "why"),
+    [
+        ("ANSWER: True or False", "both true and false after ANSWER:"),
+        ("ANSWER: True/False", "both true and false after ANSWER:"),
+        ("ANSWER: True (or maybe False)", "both true and false after ANSWER:"),
+        ("ANSWER: Not true", "no true/false after ANSWER:"),
+        ("ANSWER: The statement is not false", "no true/false after ANSWER:"),
+        ("ANSWER: Partially true", "a hedged verdict (partially true) after ANSWER:"),
+        ("ANSWER: partly false", "a hedged verdict (partly false) after ANSWER:"),
+        ("ANSWER: mostly true", "a hedged verdict (mostly true) after ANSWER:"),
+        ("ANSWER: The statement is half true.", "a hedged verdict (half true) after ANSWER:"),
+        ("ANSWER: half-true", "a hedged verdict (half true) after ANSWER:"),
+        ("The statement is partially true.", "a hedged verdict (partially true) in the response"),
+        ("It is mostly correct for NR.", "a hedged verdict (mostly correct) in the response"),
+    ],
+)
+def test_verdicts_of_both_kinds_negated_or_hedged_are_parse_errors(response: str, why: str) -> None:
+    assert extract_answer(TF, response) == Extraction(None, why)
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        "<|im_end|>",
+        "<|eot_id|>",
+        "<|endoftext|>",
+        "</s>",
+        "<end_of_turn>",
+        "<eos>",
+        "<\uff5cend\u2581of\u2581sentence\uff5c>",
+    ],
+)
+def test_leaked_template_tokens_are_removed(token: str) -> None:
+    assert extract_answer(MC, f"The AMF.\nANSWER: B{token}") == Extraction("B")
+    assert extract_answer(MC_RRC, f"C{token}\n") == Extraction("C")
+    assert extract_answer(TF, f"ANSWER: True{token}") == Extraction("true")
+    assert extract_answer(OPEN, f"ANSWER: PDCP{token}") == Extraction("PDCP")
+
+
+def test_template_tokens_are_read_in_linear_time() -> None:
+    assert clean_response("a<|im_start|>b") == "a b"
+    assert clean_response("<|" + "x" * 41 + "|>") == "<|" + "x" * 41 + "|>"  # too long
+    text = "<|" + "x" * 39 + " " * 8
+    assert extract_answer(MC, text * (MAX_TEXT // len(text)) + "\nANSWER: B").answer == "B"
+
+
+@pytest.mark.parametrize(
+    ("response", "label"),
+    [
+        ("ANSWER: <C>", "C"),
+        ("ANSWER: <c>.", "C"),
+        ("ANSWER: C。", "C"),
+        ("ANSWER: Ｃ", "C"),
+        ("ANSWER: （C）", "C"),
+        ("ANSWER: 【Ｃ】", "C"),
+        ("ANSWER: C（RRC_IDLE）", "C"),
+        ("ANSWER: Ｃ）RRC_IDLE。", "C"),
+        ("ANSWER\uff1a\u3000C", "C"),
+    ],
+)
+def test_angle_brackets_and_full_width_labels(response: str, label: str) -> None:
+    assert extract_answer(MC_RRC, response) == Extraction(label)
+
+
+def test_angle_brackets_and_full_width_labels_name_two_options_too() -> None:
+    assert extract_answer(MC_RRC, "ANSWER: <C> or <A>").error == "two answers: C and A"
+    assert extract_answer(MC_RRC, "ANSWER: Ｃ（RRC_CONNECTED）").error == (
+        "two answers: C and the text of A"
+    )
+    assert extract_answer(MC, "ANSWER: <label>").error == "no option label in '<label>'"
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        ("ANSWER: 非激活态（RRC_INACTIVE）", Extraction("B")),
+        ("ANSWER: Ｂ。", Extraction("B")),
+        ("ANSWER: （Ｂ）非激活态（RRC_INACTIVE）", Extraction("B")),
+        ("ANSWER: ＲＲＣ＿ＣＯＮＮＥＣＴＥＤ", Extraction("C")),
+        ("B）非激活态（RRC_INACTIVE）", Extraction("B")),
+        (
+            "ANSWER: A（非激活态（RRC_INACTIVE））",
+            Extraction(None, "two answers: A and the text of B"),
+        ),
+        # An option's text is compared as written: ASCII forms of it are not its text.
+        (
+            "ANSWER: 非激活态(RRC_INACTIVE)",
+            Extraction(None, "no option label in '非激活态(RRC_INACTIVE)'"),
+        ),
+        ("ANSWER: RRC_CONNECTED", Extraction(None, "no option label in 'RRC_CONNECTED'")),
+    ],
+)
+def test_options_in_full_width_forms_are_compared_as_written(
+    response: str, expected: Extraction
+) -> None:
+    assert extract_answer(MC_WIDE, response) == expected
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        ("The UE keeps no context.\n\nC) RRC_IDLE", Extraction("C")),
+        ("The UE keeps no context.\n\n**C) RRC_IDLE**", Extraction("C")),
+        ("C. RRC_IDLE\n", Extraction("C")),
+        ("C - RRC_IDLE", Extraction("C")),
+        ("(C) RRC_IDLE\nC", Extraction("C")),
+        (
+            "A) RRC_CONNECTED\nB) RRC_INACTIVE\nC) RRC_IDLE",
+            Extraction(None, "lines name different labels: A, B, C"),
+        ),
+        ("C) RRC_IDLE\n\nor maybe\n\nB", Extraction(None, "lines name different labels: B, C")),
+        ("C) RRC_INACTIVE", Extraction(None, "no ANSWER: line and no line naming an option")),
+    ],
+)
+def test_a_line_of_a_label_and_its_own_text_counts_without_answer_line(
+    response: str, expected: Extraction
+) -> None:
+    assert extract_answer(MC_RRC, response) == expected
+
+
+def test_single_dollars_do_not_pair_across_lines() -> None:
+    assert extract_answer(MC_PRICE, "ANSWER: $10") == Extraction("B")
+    assert extract_answer(MC_PRICE, "Option A is $5.\nANSWER: $10") == Extraction("B")
+    assert extract_answer(MC_PRICE, "ANSWER: $5 or $10").answer is None
+    assert clean_response("costs $5\nor $10") == "costs $5\nor $10"
+    assert clean_response("$x$ and $$a\n= b$$") == "x and a\n= b"
+    assert extract_answer(MC, "$$\n\\boxed{B}\n$$\nANSWER: $\\boxed{B}$").answer == "B"
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["\\boxed{BLEU}", "<think>which?</think> BLEU", "5 \\mathrm{dB}", "**BLEU**", "$x$"],
+)
+def test_a_direct_open_answer_is_taken_as_given(value: str) -> None:
+    assert read_answer(OPEN, f"  {value}\n") == Extraction(value)
+
+
+def test_direct_mc_and_tf_answers_are_still_cleaned() -> None:
+    assert read_answer(MC, "\\boxed{B}") == Extraction("B")
+    assert read_answer(MC, "<think>A?</think> B<|im_end|>") == Extraction("B")
+    assert read_answer(TF, "**False**") == Extraction("false")
+    # A response is cleaned whatever its answer type.
+    assert extract_answer(OPEN, "ANSWER: \\boxed{BLEU}") == Extraction("BLEU")
+
+
+# -- The same rules through `tfce-eval score` ---------------------------------------------
+
+
+def _score(predictions: list[dict[str, Any]], data: Path, out: Path, *args: str) -> Any:
+    path = out.with_suffix(".jsonl")
+    path.write_text("".join(json.dumps(p) + "\n" for p in predictions), encoding="utf-8")
+    result = CliRunner().invoke(
+        main, ["score", str(path), "--data", str(data), *args, "--out", str(out)]
+    )
+    assert result.exit_code == 0, (result.output, result.exception)
+    lines = (out / "scores.jsonl").read_text(encoding="utf-8").splitlines()
+    return {r["id"]: r for r in map(json.loads, lines)}
+
+
+def test_score_reads_telco_answers_by_these_rules(tmp_path: Path) -> None:
+    def mc(n: int, options: dict[str, str], reference: str) -> dict[str, Any]:
+        return {
+            "question_id": f"m{n}",
+            "question": "Which?",
+            "answer_type": "mc",
+            "options": options,
+            "reference_answer": reference,
+        }
+
+    rrc = {"A": "RRC_CONNECTED", "B": "RRC_INACTIVE", "C": "RRC_IDLE"}
+    wide = {"A": "空闲态（RRC_IDLE）", "B": "非激活态（RRC_INACTIVE）"}
+    questions = [
+        *(mc(n, rrc, "C") for n in range(1, 7)),
+        mc(7, {"A": "$5", "B": "$10"}, "B"),
+        mc(8, wide, "B"),
+        *(
+            {
+                "question_id": f"t{n}",
+                "question": "NAS ends in the SMF.",
+                "answer_type": "tf",
+                "reference_answer": "false",
+            }
+            for n in range(1, 4)
+        ),
+    ]
+    doc = {"_corpus": "3gpp", "_description": "d", "_generated": "g", "questions": questions}
+    folder = tmp_path / "telco"
+    folder.mkdir()
+    (folder / "set_9.json").write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    responses = {
+        "m1": "Idle mode keeps no context.\nANSWER: C<|im_end|>",
+        "m2": "ANSWER: <C>",
+        "m3": "ANSWER: C（RRC_IDLE）",
+        "m4": "The UE keeps no context.\n\n**C) RRC_IDLE**",
+        "m5": "A) RRC_CONNECTED\nB) RRC_INACTIVE\nC) RRC_IDLE",
+        "m6": "ANSWER: （C）",
+        "m7": "Option A is $5.\nANSWER: $10",
+        "m8": "ANSWER: 非激活态（RRC_INACTIVE）",
+        "t1": "ANSWER: False. The correct value is 30 kHz.",
+        "t2": "ANSWER: Partially true",
+        "t3": "ANSWER: False - the correct function is the AMF<|eot_id|>",
+    }
+    preds = [{"id": key, "response": text} for key, text in responses.items()]
+    got = _score(preds, folder, tmp_path / "scored")
+    extracted = {key: (r["extracted"], r["error_type"]) for key, r in got.items()}
+    assert extracted == {
+        **{f"m{n}": ("C", None) for n in (1, 2, 3, 4, 6)},
+        "m5": (None, "parse_error"),
+        "m7": ("B", None),
+        "m8": ("B", None),
+        "t1": ("false", None),
+        "t2": (None, "parse_error"),
+        "t3": ("false", None),
+    }
+    assert got["t2"]["error"] == "a hedged verdict (partially true) after ANSWER:"
+
+
+def test_score_takes_a_direct_qasper_answer_as_given(tmp_path: Path) -> None:
+    data = write_hf(
+        tmp_path / "qasper",
+        corpus=HF_CORPUS,
+        queries={"test": HF_QUERIES["test"][:2]},
+        qrels={"test": HF_QRELS["test"][:3]},
+        answers={
+            "test": [
+                {"query_id": "q1", "answer": "A3 events"},
+                {"query_id": "q2", "answer": "A3 events"},
+            ]
+        },
+    )
+    preds = [
+        {"id": "q1", "answer": "  \\boxed{A3 events}\n"},  # scored as the evaluator would
+        {"id": "q2", "response": "ANSWER: \\boxed{A3 events}"},  # a response is cleaned
+    ]
+    got = _score(preds, data, tmp_path / "scored", "--split", "test")
+    assert got["q1"]["extracted"] == "\\boxed{A3 events}"
+    assert got["q1"]["token_f1"] == pytest.approx(0.5)  # "boxeda3 events" vs "a3 events"
+    assert got["q2"]["extracted"] == "A3 events" and got["q2"]["token_f1"] == 1.0

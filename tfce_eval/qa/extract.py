@@ -1,16 +1,21 @@
 """Reading the answer out of a model's text, as docs/qa.md lays down.
 
-The text is cleaned first: `<think>...</think>` blocks go with their content (a closing tag
-without an opening one drops everything before it, an unclosed block everything after),
-then the markers of markdown emphasis, inline code, `$...$` and `\\boxed{...}` go and what
-they enclose stays (`$\\boxed{D}$` reads `D`).
+The text is cleaned first: the special tokens of chat templates (`<|im_end|>`, `</s>`) go,
+`<think>...</think>` blocks go with their content (a closing tag without an opening one
+drops everything before it, an unclosed block everything after), then the markers of
+markdown emphasis, inline code, `$...$` (on one line; `$$...$$` may span lines) and
+`\\boxed{...}` go and what they enclose stays (`$\\boxed{D}$` reads `D`).
 
-- mc: the last `ANSWER:` decides, read against the item's own labels (`B`, `(B)`, `B.`,
-  `B)`, `Option B`, or the exact text of one option); without one, a line that is only a
-  label; else a line that is exactly one option's text.
-- tf: after the last `ANSWER:`, true/false/yes/no/correct/incorrect; without one, the
-  polarity words of the whole text outside a negation, all agreeing.
-- open: the text after the last `ANSWER:`, else the whole text.
+- mc: the last `ANSWER:` decides, read against the item's own labels (`B`, `(B)`, `<B>`,
+  `B.`, `B)`, `Option B`, in full-width forms too, or the exact text of one option);
+  without one, a line that is only a label or a label and its own option's text; else a
+  line that is exactly one option's text.
+- tf: after the last `ANSWER:`, a leading verdict word (true/false/yes/no/correct/
+  incorrect) decides and what follows is explanation; else, and without `ANSWER:`, the
+  verdict words outside a negation, all agreeing. A hedged verdict (`partly true`) is a
+  parse error.
+- open: the text after the last `ANSWER:`, else the whole text. An open answer given
+  directly (`read_answer`) is taken as given.
 
 Nothing found, or two different answers in the deciding place, is a parse error. Never the
 first capital letter, never a word inside another ("no" is inside "not" and "node"). Model
@@ -25,7 +30,15 @@ from dataclasses import dataclass
 
 from tfce_eval.qa.items import AnswerType, QaItem
 from tfce_eval.qa.markup import plain_text
-from tfce_eval.qa.options import Options, find_label, label_form, read_option, squash
+from tfce_eval.qa.options import (
+    Options,
+    find_label,
+    fold_marks,
+    label_form,
+    label_with_text,
+    read_option,
+    squash,
+)
 
 #: How much of a response is examined (its end, where the answer is).
 MAX_TEXT = 100_000
@@ -43,26 +56,38 @@ _THINK_TAG = re.compile(r"<(/?)(think|thinking)>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"</think(?:ing)?>", re.IGNORECASE)
 _THINK_OPEN = re.compile(r"<think(?:ing)?>", re.IGNORECASE)
 _LATEX_WRAP = re.compile(r"\\(?:boxed|fbox|text|textbf|mathrm|mathbf)\s*\{([^{}]*)\}")
-_DOLLARS = re.compile(r"\${1,2}([^$]*?)\${1,2}")
+# `$$...$$` (display math, may span lines) or `$...$` on one line: a `$` of one line never
+# pairs with one of another (`Option A is $5.` and `ANSWER: $10`).
+_DOLLARS = re.compile(r"\$\$([^$]*?)\$\$|\$([^$\n]*?)\$")
+# The special tokens of chat templates a server left in the text (`<|im_end|>`, `<|eot_id|>`,
+# `<|endoftext|>`, DeepSeek's `<｜end▁of▁sentence｜>`, `</s>`, Gemma's `<end_of_turn>`).
+_TEMPLATE_TOKEN = re.compile(
+    r"<(?:\|[\w\u2581]{1,40}\||\uff5c[\w\u2581]{1,40}\uff5c"
+    r"|/s|eos|bos|start_of_turn|end_of_turn)>"
+)
 _ANSWER = re.compile(r"ANSWER\s*[:\uff1a]", re.IGNORECASE)  # a full-width colon too
 _QUOTES = "\"'\u201c\u201d\u2018\u2019"
 # Words that introduce the answer after `ANSWER:` ("The correct answer is (B)").
 _LEAD_IN = re.compile(
     r"(?:(?:so|thus|therefore|hence)\b[,\s]*)?(?:the\s+)?(?:(?:correct|final|best|right)\s+)?"
-    r"(?:answer|option|choice|statement)?\s*(?:is|would\s+be|[:=])?\s*(?:(?:option|choice)\s+)?",
+    r"(?:answer|option|choice|statement)?\s*(?:is|would\s+be|[:=\uff1a])?\s*"
+    r"(?:(?:option|choice)\s+)?",
     re.IGNORECASE,
 )
-_LEADING_LABEL = re.compile(r"[(\[]?([^\s()\[\].:,;]{1,8})[)\]]?(?=[\s.:,;!)]|$)")
+_LEADING_LABEL = re.compile(r"[(\[<]?([^\s()\[\]<>.:,;]{1,8})[)\]>]?(?=[\s.:,;!()>]|$)")
 # A second label right after the first: "A or B", "A/B", "A and B", "A, B", "A (or maybe B)".
 # Prose further on ("B, since A is for idle mode") is an explanation, not a second answer.
 _SECOND_LABEL = re.compile(
     r"\s*\(?\s*(?:,?\s*(?:\bor\b|\band/or\b|\band\b|\bvs\b\.?|\bversus\b)|,|/|&)\s*"
     r"(?:(?:maybe|perhaps|possibly|probably|else|alternatively)\b[,\s]*)?"
-    r"(?:(?:option|choice)\s+)?[(\[]?([^\s()\[\].:,;!?]{1,8})[)\]]?(?=[\s.:,;!?)]|$)",
+    r"(?:(?:option|choice)\s+)?[(\[<]?([^\s()\[\]<>.:,;!?]{1,8})[)\]>]?(?=[\s.:,;!?)>]|$)",
     re.IGNORECASE,
 )
-# What may stand between a label and an option's text: "B) RRC_IDLE", "B - RRC_IDLE".
-_BETWEEN = "\t .:;,)]-=\u2013\u2014"
+# What may stand between a label and an option's text: "B) RRC_IDLE", "B - RRC_IDLE", and
+# the full-width marks ("B）RRC_IDLE"); what may end an answer ("B.", "B。").
+_BETWEEN = "\t .:;,)]>-=\u2013\u2014\u3000\u3001\u3002\uff0e\uff1a\uff1b\uff0c\uff09\uff3d\u3011"
+_END = ".!\u3002\uff0e\uff01"
+_WRAPS = _QUOTES + "*`\uff02\u300c\u300d\u300e\u300f"
 _POLARITY = {
     "true": "true",
     "yes": "true",
@@ -71,7 +96,22 @@ _POLARITY = {
     "no": "false",
     "incorrect": "false",
 }
-_POLARITY_WORD = re.compile(r"\b(true|false|correct|incorrect|yes|no)\b", re.IGNORECASE)
+_VERDICTS = r"(true|false|correct|incorrect|yes|no)\b"
+_POLARITY_WORD = re.compile(r"\b" + _VERDICTS, re.IGNORECASE)
+_LEADING_VERDICT = re.compile(_VERDICTS, re.IGNORECASE)
+# A second verdict right after the first: "True or False", "True/False", "True (or False)".
+_SECOND_VERDICT = re.compile(
+    r"\s*\(?\s*(?:,?\s*(?:\bor\b|\band/or\b|\band\b|\bnor\b|\bvs\b\.?|\bversus\b)|,|/|\||&)\s*"
+    r"(?:(?:maybe|perhaps|possibly|probably|else|alternatively)\b[,\s]*)?" + _VERDICTS,
+    re.IGNORECASE,
+)
+# What may follow a leading yes or no: "No." "No, ..." "No - ..."; not "No exception ...".
+_AFTER_YES_NO = re.compile(r"\s*(?:[.,;:!(\u2013\u2014-]|$)")
+# A verdict hedged by the word before it: "partly true", "mostly false", "half-true".
+_HEDGE = re.compile(
+    r"\b(partially|partly|mostly|half|largely|somewhat|mainly|nearly|almost)[\s-]+$",
+    re.IGNORECASE,
+)
 # "correct" naming the answer, not judging the statement: "the correct answer is False".
 _NOT_A_VERDICT = re.compile(r"\s+(?:answer|option|choice|response|one)\b", re.IGNORECASE)
 _NEGATIONS = frozenset({"not", "no", "never", "neither", "nor", "cannot", "hardly"})
@@ -79,10 +119,12 @@ _WORD = re.compile(r"[\w']+")
 
 
 def clean_response(text: str) -> str:
-    """The response with reasoning blocks and emphasis removed, as Q3 reads it."""
+    """The response with template tokens, reasoning blocks and emphasis removed, as Q3
+    reads it."""
     if len(text) > MAX_TEXT:
         text = text[-MAX_TEXT:]
     if "<" in text:  # the tag searches only when a tag can be there
+        text = _TEMPLATE_TOKEN.sub(" ", text)
         text = _without_think_blocks(text)
         closes = list(_THINK_CLOSE.finditer(text))
         if closes:  # the opening tag was in the prompt template, or cut off above
@@ -97,7 +139,7 @@ def clean_response(text: str) -> str:
                 break
             text = unwrapped
     if "$" in text:
-        text = _DOLLARS.sub(r"\1", text)
+        text = _DOLLARS.sub(r"\1\2", text)
     return plain_text(text)
 
 
@@ -159,17 +201,18 @@ def _mc_segment(item: QaItem, segment: str) -> Extraction:
     options = item.options
     for text in (segment, _strip_lead_in(segment)):
         # Quotes, and markers markdown left unpaired: "**Answer:**B" is not emphasis.
-        text = text.strip().rstrip(".!").strip(_QUOTES + "*`").strip()
+        text = text.strip().rstrip(_END).strip(_WRAPS).strip()
         if not text:
             continue
         label = read_option(options, text)
         if label is not None:
             return Extraction(label)
-        match = _LEADING_LABEL.match(text)
-        label = find_label(options, match.group(1)) if match else None
+        # The label and the marks after it read in ASCII ("C（RRC_IDLE）"), at the same
+        # positions: the text after the label is compared as written.
+        match, label = _leading_label(options, text)
         if match is None or label is None:
             continue
-        second = _SECOND_LABEL.match(text, match.end())
+        second = _SECOND_LABEL.match(match.string, match.end())
         if second is not None:
             # "A or B" in any case, but "B and a UE..." is not "B and A": a second label in
             # another case counts only when the first was not written as the label is.
@@ -183,10 +226,21 @@ def _mc_segment(item: QaItem, segment: str) -> Extraction:
     return Extraction(None, f"no option label in {segment[:40]!r}")
 
 
+def _leading_label(options: Options, text: str) -> tuple[re.Match[str] | None, str | None]:
+    """The label `text` starts with (its match, in `text` or `text` folded) and the label."""
+    match = label = None
+    for form in dict.fromkeys((text, fold_marks(text))):
+        match = _LEADING_LABEL.match(form)
+        label = find_label(options, match.group(1)) if match else None
+        if label is not None:
+            break
+    return match, label
+
+
 def _texts_of_others(options: Options, label: str, rest: str) -> str:
     """The other options whose exact text is all that follows `label` ("B) <text of A>")."""
-    rest = rest.lstrip(_BETWEEN).rstrip(".!").strip(_QUOTES).strip()
-    if rest.startswith("(") and rest.endswith(")"):
+    rest = rest.lstrip(_BETWEEN).rstrip(_END).strip(_QUOTES).strip()
+    if rest[:1] in ("(", "\uff08") and rest[-1:] in (")", "\uff09"):
         rest = rest[1:-1]
     wanted = squash(rest)
     if not wanted:
@@ -201,9 +255,11 @@ def _negated(text: str, start: int) -> bool:
     return any(w in _NEGATIONS or w.endswith("n't") for w in before)
 
 
-def _polarities(text: str, *, yes_no_first_only: bool) -> set[str]:
-    """The polarities of the verdict words in `text` that no negation precedes."""
+def _polarities(text: str, *, yes_no_first_only: bool) -> tuple[set[str], str | None]:
+    """The polarities of the verdict words in `text` that no negation precedes, and the
+    first verdict a hedge precedes ("partly true"), if any."""
     found: set[str] = set()
+    hedged = None
     for match in _POLARITY_WORD.finditer(text):
         word = match.group(1).lower()
         if word in ("yes", "no"):
@@ -220,26 +276,59 @@ def _polarities(text: str, *, yes_no_first_only: bool) -> set[str]:
         if _negated(text, match.start()):
             continue
         found.add(_POLARITY[word])
-    return found
+        hedge = _HEDGE.search(text, max(0, match.start() - 20), match.start())
+        if hedge is not None and hedged is None:
+            hedged = f"{hedge.group(1)} {word}".lower()
+    return found, hedged
+
+
+def _leading_verdict(body: str) -> Extraction | None:
+    """The verdict a text starts with ("False. The correct value is 30 kHz."), the rest
+    being its explanation; a parse error when another verdict follows it at once ("True
+    or False"); None when the text does not start with a verdict."""
+    match = _LEADING_VERDICT.match(body)
+    if match is None:
+        return None
+    word = match.group(1).lower()
+    if word in ("yes", "no") and not _AFTER_YES_NO.match(body, match.end()):
+        return None  # "No exception applies": not a verdict of its own
+    if word == "correct" and _NOT_A_VERDICT.match(body, match.end()):
+        return None  # "Correct response: ..."
+    second = _SECOND_VERDICT.match(body, match.end())
+    if second is not None and _POLARITY[second.group(1).lower()] != _POLARITY[word]:
+        return Extraction(None, "both true and false after ANSWER:")
+    return Extraction(_POLARITY[word])
 
 
 def _tf_from(text: str, *, in_answer: bool) -> Extraction:
     body = text
     if in_answer:
-        body = _strip_lead_in(text)
+        # Full-width letters and marks read as ASCII ("ＴＲＵＥ", "True。").
+        body = _strip_lead_in(fold_marks(text))
         body = re.sub(r"^(?:it|this|that)\s+(?:is|was)\s+", "", body, flags=re.IGNORECASE)
-    found = _polarities(body, yes_no_first_only=in_answer)
-    if len(found) == 1:
-        return Extraction(found.pop())
+        leading = _leading_verdict(body)
+        if leading is not None:
+            return leading
+    found, hedged = _polarities(body, yes_no_first_only=in_answer)
     where = "after ANSWER:" if in_answer else "in the response"
-    if found:
+    if len(found) > 1:
         return Extraction(None, f"both true and false {where}")
+    if hedged is not None:
+        return Extraction(None, f"a hedged verdict ({hedged}) {where}")
+    if found:
+        return Extraction(found.pop())
     return Extraction(None, f"no true/false {where}")
 
 
 def _mc_without_answer_line(item: QaItem, text: str) -> Extraction:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    only_label = {label for line in lines if (label := label_form(item.options, line))}
+    # A label alone, or a label with its own option's text ("C) RRC_IDLE"): so a restated
+    # list of the options names them all.
+    only_label = {
+        label
+        for line in lines
+        if (label := label_form(item.options, line) or label_with_text(item.options, line))
+    }
     if len(only_label) == 1:
         return Extraction(only_label.pop())
     if only_label:
@@ -283,8 +372,9 @@ def extract_answer(item: QaItem, response: str) -> Extraction:
 def read_answer(item: QaItem, value: object) -> Extraction:
     """An answer given directly (a tool argument, a predictions file's "answer" field).
 
-    mc: a label in any of its forms or an option's text; tf: a boolean or a verdict word;
-    open: the text. Anything else is a parse error naming what was given.
+    mc: a label in any of its forms or an option's text; tf: a boolean or a verdict word
+    (both after the cleaning of `clean_response`); open: the text as given, only the white
+    space around it stripped. Anything else is a parse error naming what was given.
     """
     if item.answer_type is AnswerType.TF and isinstance(value, bool):
         return Extraction("true" if value else "false")
@@ -292,11 +382,13 @@ def read_answer(item: QaItem, value: object) -> Extraction:
         value = str(value)
     if not isinstance(value, str):
         return Extraction(None, f"answer is {type(value).__name__}, not text")
+    if item.answer_type is AnswerType.OPEN:
+        # Taken as given, as the official QASPER evaluator scores it: no cleaning.
+        text = value.strip()
+        return Extraction(text) if text else Extraction(None, "empty answer")
     text = clean_response(value).strip()
     if not text:
         return Extraction(None, "empty answer")
     if item.answer_type is AnswerType.MC:
         return _mc_segment(item, text)
-    if item.answer_type is AnswerType.TF:
-        return _tf_from(text, in_answer=True)
-    return Extraction(text)
+    return _tf_from(text, in_answer=True)

@@ -2,23 +2,43 @@
 
 Shared by the loader (a reference answer may be given as the label or as the option's text)
 and by answer extraction (the text after `ANSWER:`, a tool argument). Only whole forms are
-read: `B`, `(B)`, `[B]`, `B.`, `B)`, `B:`, `Option B`, `B. <the text of B>`, or the exact
-text of one option; never a label found inside a longer word or sentence.
+read: `B`, `(B)`, `[B]`, `<B>`, `B.`, `B)`, `B:`, `Option B`, `B. <the text of B>`, or the
+exact text of one option; never a label found inside a longer word or sentence. A label and
+the marks around it may be written in full-width forms (`（Ｂ）`, `B。`): they are read as
+NFKC reads them, while an option's text is always compared as it is written.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 Options = Sequence[tuple[str, str]]
 
 # A label in its dress: optional "option"/"choice", optional brackets, optional . ) : after.
 _LABEL_FORM = re.compile(
-    r"(?:(?:option|choice)\s*)?[(\[]?\s*([^\s()\[\].:,;]{1,8})\s*[)\]]?\s*[.):,;]?",
+    r"(?:(?:option|choice)\s*)?[(\[<]?\s*([^\s()\[\]<>.:,;]{1,8})\s*[)\]>]?\s*[.):,;]?",
     re.IGNORECASE,
 )
 _SPACES = re.compile(r"\s+")
+_DASHES = " \t-=\u2013\u2014"  # "B - <text of B>"
+# Full-width letters, digits and punctuation as NFKC reads them, and the ideographic space,
+# full stop, comma and lenticular brackets as their ASCII marks: one character for one, so
+# a position in the folded text is the same position in the text as written.
+_FOLD = {c: unicodedata.normalize("NFKC", chr(c)) for c in range(0xFF01, 0xFF5F)} | {
+    0x3000: " ",
+    0x3001: ",",
+    0x3002: ".",
+    0xFF61: ".",
+    0x3010: "[",
+    0x3011: "]",
+}
+
+
+def fold_marks(text: str) -> str:
+    """`text` with full-width forms as ASCII, character for character (same length)."""
+    return text.translate(_FOLD)
 
 
 def squash(text: str) -> str:
@@ -47,10 +67,29 @@ def option_by_text(options: Options, text: str) -> str | None:
 
 def label_form(options: Options, text: str) -> str | None:
     """The label when `text` is nothing but a label in its dress (`(B)`, `B.`, `Option B`)."""
-    match = _LABEL_FORM.fullmatch(text.strip())
-    if match is None:
-        return None
-    return find_label(options, match.group(1))
+    stripped = text.strip()
+    for form in _spellings(stripped):
+        match = _LABEL_FORM.fullmatch(form)
+        label = find_label(options, match.group(1)) if match else None
+        if label is not None:
+            return label
+    return None
+
+
+def label_with_text(options: Options, text: str) -> str | None:
+    """The label when `text` is a label followed by exactly its own option's text
+    (`B) Access and Mobility Management Function`, `B - <text>`); the text is compared as
+    written."""
+    stripped = text.strip()
+    for form in _spellings(stripped):
+        match = _LABEL_FORM.match(form)
+        if match is None or match.end() == len(form):
+            continue
+        label = find_label(options, match.group(1))
+        if label is not None:
+            rest = squash(stripped[match.end() :].lstrip(_DASHES))
+            return label if rest and rest == squash(dict(options)[label]) else None
+    return None
 
 
 def read_option(options: Options, text: str) -> str | None:
@@ -61,17 +100,14 @@ def read_option(options: Options, text: str) -> str | None:
     stripped = text.strip()
     if not stripped:
         return None
-    label = label_form(options, stripped)
-    if label is not None:
-        return label
-    by_text = option_by_text(options, stripped)
-    if by_text is not None:
-        return by_text
-    # A label followed by its option's text: "B) Access and Mobility Management Function".
-    match = _LABEL_FORM.match(stripped)
-    if match is not None and match.end() < len(stripped):
-        label = find_label(options, match.group(1))
-        rest = stripped[match.end() :]
-        if label is not None and squash(rest) == squash(dict(options)[label]):
-            return label
-    return None
+    return (
+        label_form(options, stripped)
+        or option_by_text(options, stripped)
+        or label_with_text(options, stripped)
+    )
+
+
+def _spellings(text: str) -> tuple[str, ...]:
+    """`text` as written, then with its full-width forms folded if it has any."""
+    folded = fold_marks(text)
+    return (text,) if folded == text else (text, folded)
