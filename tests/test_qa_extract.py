@@ -606,6 +606,7 @@ def test_options_in_full_width_forms_are_compared_as_written(
             Extraction(None, "lines name different labels: A, B, C"),
         ),
         ("C) RRC_IDLE\n\nor maybe\n\nB", Extraction(None, "lines name different labels: B, C")),
+        ("A) RRC_CONNECTED\nB) RRC_INACTIVE\nC) RRC_IDLE\n\nC", Extraction("C")),
         ("C) RRC_INACTIVE", Extraction(None, "no ANSWER: line and no line naming an option")),
     ],
 )

@@ -322,17 +322,16 @@ def _tf_from(text: str, *, in_answer: bool) -> Extraction:
 
 def _mc_without_answer_line(item: QaItem, text: str) -> Extraction:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    # A label alone, or a label with its own option's text ("C) RRC_IDLE"): so a restated
-    # list of the options names them all.
-    only_label = {
-        label
-        for line in lines
-        if (label := label_form(item.options, line) or label_with_text(item.options, line))
-    }
-    if len(only_label) == 1:
-        return Extraction(only_label.pop())
-    if only_label:
-        return Extraction(None, "lines name different labels: " + ", ".join(sorted(only_label)))
+    # A label alone, or with its own option's text ("C) RRC_IDLE"). Lines of the second
+    # kind that name every option restate the list: no answer, but a label after them is.
+    alone = {label for line in lines if (label := label_form(item.options, line))}
+    dressed = {label for line in lines if (label := label_with_text(item.options, line))}
+    restated = len(dressed) > 1 and len(dressed) == len(item.options)
+    named = alone if restated and alone else alone | dressed
+    if len(named) == 1:
+        return Extraction(named.pop())
+    if named:
+        return Extraction(None, "lines name different labels: " + ", ".join(sorted(named)))
     # Each option's text squashed once, not once per line: a long answer has many lines.
     texts: dict[str, set[str]] = {}
     for label, option in item.options:
