@@ -107,7 +107,9 @@ def test_the_known_list_names_what_is_accepted(tmp_path: Path) -> None:
     # Every measure trec_eval computes is named, and every name listed is accepted.
     provider = ir_measures.providers.registry["pytrec_eval"]
     words = set(re.findall(r"[A-Za-z]+", listed))
-    assert {m.NAME for m in provider.SUPPORTED_MEASURES} | {"Judged", "MAP"} <= words
+    counts = {"NumRet", "NumRel", "NumQ"}  # sums, refused below
+    assert ({m.NAME for m in provider.SUPPORTED_MEASURES} - counts) | {"Judged", "MAP"} <= words
+    assert not counts & words
     names = [
         name.replace("@k", "@10").replace("@r", "@0.5")
         for part in listed.replace(" and ", ", ").split("; ")[:2]
@@ -234,3 +236,14 @@ def test_report_refuses_to_pair_runs_scored_against_different_gold(tmp_path: Pat
     invoke("report", runs["builtin"], runs["same"], code=0)
     out = " ".join(invoke("report", runs["builtin"], runs["graded"], code=1).output.split())
     assert "were scored against different gold (qrels)" in out
+
+
+@pytest.mark.parametrize("measure", ["NumRet", "NumRel", "NumQ", "NumRet(rel=1)"])
+def test_trec_evals_counts_are_refused_not_averaged(tmp_path: Path, measure: str) -> None:
+    # trec_eval sums them over the queries: a mean under their name would not be its figure.
+    said = " ".join(score_own_run(tmp_path, f"nDCG@10 {measure}", code=2).output.split())
+    assert (
+        f"error: measure {measure!r} is a count that trec_eval sums over the queries, and "
+        "tfce-eval reports means: scores.jsonl has each query's n_relevant and n_retrieved"
+    ) in said
+    assert not (tmp_path / "scored").exists()

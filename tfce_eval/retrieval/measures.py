@@ -34,8 +34,10 @@ DEFAULT_MEASURES = ("nDCG@10", "RR@10", "R@10", "R@100", "Success@1", "Success@5
 KNOWN = "nDCG@k, RR@k, R@k, P@k, Success@k, AP, Judged@k"
 MORE = (
     "also MAP (= AP), AP@k, nDCG, RR and Judged (the whole ranking), Rprec, Bpref, "
-    "infAP, NumRet, NumRel, NumQ, SetP, SetR, SetF, SetAP, IPrec@r"
+    "infAP, SetP, SetR, SetF, SetAP, IPrec@r"
 )
+#: trec_eval's counts (num_ret, num_rel, num_q): summed over queries, never averaged.
+_COUNTS = frozenset({"NumRet", "NumRel", "NumQ"})
 #: How a relevance level other than 1 is asked for.
 REL_HINT = "(rel=n) counts judgements >= n as relevant, as RR(rel=2)@10"
 
@@ -93,6 +95,12 @@ def parse_measures(
             out[name] = Measure(name, Backend.SPANCOV, None, cutoff, rel)
             continue
         measure = _parse_one(name, spans)
+        if measure.NAME in _COUNTS:
+            raise UsageError(
+                f"measure {name!r} is a count that trec_eval sums over the queries, and "
+                "tfce-eval reports means: scores.jsonl has each query's n_relevant and "
+                "n_retrieved, summary.json the number of queries"
+            )
         params = dict(measure.params)
         canonical = str(measure)
         if measure.NAME == "RR" and params.get("cutoff") is not None:
