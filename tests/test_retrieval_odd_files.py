@@ -23,6 +23,7 @@ from tests.retrieval_fixtures import (
     HF_QRELS,
     sample_beir,
     sample_hf,
+    write_beir,
     write_trec_qrels,
     write_trec_run,
 )
@@ -382,3 +383,39 @@ def test_one_field_is_said_in_the_singular(tmp_path: Path) -> None:
     qrels.write_text("q1\n")
     said = invoke("score", str(run), "--data", str(data), "--qrels", str(qrels), code=1)
     assert said.startswith(f"error: {qrels}, line 1: 1 field, expected qid 0 docid relevance")
+
+
+@pytest.mark.parametrize("grade", ["99999999999999999999", "2147483648", "-1001"])
+def test_a_grade_out_of_range_is_one_line_not_a_crash(tmp_path: Path, grade: str) -> None:
+    # Past 2**63 pytrec_eval raised a SystemError; at 2**31 trec_eval took gigabytes.
+    data = tmp_path / "beir"
+    write_beir(
+        data,
+        corpus=[{"_id": "d1", "text": "x"}, {"_id": "d2", "text": "y"}],
+        queries=[{"_id": "q1", "text": "a"}, {"_id": "q2", "text": "b"}],
+        qrels={"test": [("q1", "d1", 1), ("q2", "d1", 1)]},
+    )
+    qrels = data / "qrels" / "test.tsv"
+    qrels.write_text(qrels.read_text().replace("q1\td1\t1", f"q1\td1\t{grade}"))
+    run = write_trec_run(tmp_path / "run.trec", {"q1": [("d1", 2.0)], "q2": [("d1", 1.0)]})
+    said = invoke("score", str(run), "--data", str(data), code=1)
+    assert said == (
+        f"error: {qrels}, line 2: relevance grade {grade} is out of range (-1000 to 1000)\n"
+        "  fix: write graded judgements such as 0, 1, 2 and 3"
+    )
+    assert not (tmp_path / "summary.json").exists()
+    said = invoke("validate", "--data", str(data), code=1)
+    assert f"relevance grade {grade} is out of range" in said
+
+
+def test_a_query_with_two_ranked_lists_is_an_error(tmp_path: Path) -> None:
+    data, _ = hf(tmp_path)
+    run = tmp_path / "ranked.jsonl"
+    lists = [("q1", ["p1_0", "p1_1"]), ("q2", ["p2_0"]), ("q1", ["p2_1"])]
+    run.write_text("".join(json.dumps({"qid": q, "docids": d}) + "\n" for q, d in lists))
+    said = invoke("score", str(run), "--data", str(data), code=1)
+    assert said == (
+        f"error: {run}, line 3: query 'q1' has a second list (the first at line 1): one "
+        "of its rankings would be lost\n"
+        "  fix: give each query one line with all its documents, best first"
+    )

@@ -86,6 +86,23 @@ def read_queries(
     return texts, origins, fragments, Refused(frozenset(refused), unnamed)
 
 
+#: The largest grade read, either sign: trec_eval keeps an array entry per relevance level
+#: (a grade of 2**31 takes gigabytes), and pytrec_eval cannot take one past 2**63.
+MAX_GRADE = 1000
+
+
+def _grade_out_of_range(rel: int) -> tuple[str, str]:
+    shown = (
+        str(rel)
+        if rel.bit_length() <= 100
+        else f"of about {int(rel.bit_length() * 0.30103) + 1} digits"
+    )
+    return (
+        f"relevance grade {shown} is out of range (-{MAX_GRADE} to {MAX_GRADE})",
+        "write graded judgements such as 0, 1, 2 and 3",
+    )
+
+
 def _fragments(fields: Fields) -> tuple[Fragment, ...]:
     """The gold fragments of one chunk-span query, checked for equal list lengths."""
     scores = fields.int_list("score")
@@ -121,6 +138,9 @@ def _fragments(fields: Fields) -> tuple[Fragment, ...]:
                 f"gold fragment {i} has the empty or negative span [{start}, {end})",
                 "frag_start_char must be at least 0 and below frag_end_char",
             )
+            continue
+        if not -MAX_GRADE <= score <= MAX_GRADE:
+            fields.problems.at(fields.origin, *_grade_out_of_range(score))
             continue
         answer = answers[i] if answers is not None else ""
         out.append(Fragment(Span(url, start, end), score, answer))
@@ -158,7 +178,11 @@ def add_qrel(
     docid: str,
     rel: int,
 ) -> None:
-    """One judgement added, or reported: of an unknown query, or judged twice."""
+    """One judgement added, or reported: of an unknown query, judged twice, or with a
+    grade out of range."""
+    if not -MAX_GRADE <= rel <= MAX_GRADE:
+        problems.at(origin, *_grade_out_of_range(rel))
+        return
     if qid not in queries:
         if refused.explain(qid):
             return  # the query's own error is reported

@@ -323,6 +323,7 @@ def _ranked_columns(path: Path) -> RunColumns:
     docids: list[str] = []
     scores: list[float] = []
     origins: list[Origin] = []
+    seen: dict[str, Origin] = {}  # where each query's list is
     for origin, record in _rows(path, problems):
         qid, ids = record.get("qid"), record.get("docids")
         if (
@@ -336,6 +337,17 @@ def _ranked_columns(path: Path) -> RunColumns:
                 line=origin.line,
                 hint="give each line a query id and its document ids, best first",
             )
+        if str(qid) in seen:
+            # Merged, its two lists' scores n - rank would tie and be ordered by id.
+            at, line = origin.place()
+            raise DataError(
+                f"query {str(qid)!r} has a second list (the first at "
+                f"{seen[str(qid)].where(str(path))}): one of its rankings would be lost",
+                path=at,
+                line=line,
+                hint="give each query one line with all its documents, best first",
+            )
+        seen[str(qid)] = origin
         n = len(ids)
         for rank, docid in enumerate(ids, 1):
             qids.append(str(qid))
