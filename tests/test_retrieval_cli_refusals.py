@@ -67,6 +67,7 @@ def test_a_cutoff_of_0_is_a_usage_error_not_an_abort(tmp_path: Path, measure: st
         ("nDCG(rel=2)@10", "nDCG has no parameter rel (its parameters: dcg,"),
         ("P", "needs its cutoff, as P@10"),
         ("IPrec", "needs its recall, as IPrec@0.5"),
+        ("SetF(beta=2)", "beta is a decimal number; write beta=2.0"),
     ],
 )
 def test_bad_measure_parameters_are_usage_errors(tmp_path: Path, measure: str, says: str) -> None:

@@ -166,6 +166,11 @@ def _parse_one(name: str, spans: bool) -> Any:
             at = f"@{_EXAMPLE_AT.get(key, 10)}"
             raise UsageError(f"measure {name!r} needs its {key}, as {measure.NAME}{at}")
         if key in params and not info.validate(params[key]):
+            value = params[key]
+            if type(value) is int and info.validate(float(value)):  # ir-measures' beta=2
+                raise UsageError(
+                    f"measure {name!r}: {key} is a decimal number; write {key}={float(value)}"
+                )
             raise UsageError(
                 f"measure {name!r}: {key}={params[key]!r} is not a valid parameter of "
                 f"{measure.NAME}; known: {_known(spans)}"
