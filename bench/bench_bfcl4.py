@@ -46,14 +46,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchlib import PYCACHE, at_least_one, complete, shown
 from bfcl4_build import BFCL_PYTHON, build
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 OUT = HERE / "out" / "bfcl4"
 REGULAR = HERE / ".venv-regular"
-#: Where every timed command keeps its compiled bytecode (see child_env).
-PYCACHE = HERE / "out" / "pycache"
 
 
 def child_env(*, cache_bytecode: bool = True) -> dict[str, str]:
@@ -164,8 +163,8 @@ def measure(
     startup: bool,
     count: bool = False,
 ) -> None:
-    if not (out / "outputs.jsonl").is_file():
-        raise SystemExit(f"no data in {out}: run `bench_bfcl4.py build` first")
+    if not complete(out):
+        raise SystemExit(f"no complete cases in {shown(out)}: run `bench_bfcl4.py build` first")
     if regular:  # a fresh copy of the code as it is now
         subprocess.run(["bash", str(HERE / "setup_regular_env.sh")], check=True)
     env = child_env(cache_bytecode=cache_bytecode)
@@ -273,7 +272,7 @@ def main() -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("build")
     m = sub.add_parser("measure")
-    m.add_argument("--repeat", type=int, default=9)
+    m.add_argument("--repeat", type=at_least_one, default=9)
     m.add_argument("--split", action="store_true")
     m.add_argument("--skip-real", action="store_true", help="skip BFCL with its real imports")
     m.add_argument(

@@ -30,6 +30,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from benchlib import at_least_one
+
 REPO = Path(__file__).resolve().parent.parent
 TARGET_SIZE = 100_000
 TARGET_S = 10.0
@@ -154,7 +156,7 @@ def run_child(split: Path, preds: Path, out: Path) -> tuple[dict[str, Any], floa
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10000,100000")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=at_least_one, default=3)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     rows = []

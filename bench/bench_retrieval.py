@@ -10,10 +10,12 @@
 
 Each command runs in its own process, timed from start to exit, `--repeat` times (the
 best time is kept); peak memory is the child's maximum resident set size. The figures
-are printed; nothing is asserted. Usage:
+are printed; nothing is asserted. The data are generated once into `--work` (default
+bench/out/retrieval/, git-ignored) and reused while complete and made with the same
+settings. Usage:
 
     .venv/bin/python bench/bench_retrieval.py [--only score|retrieve] [--repeat 3]
-        [--cmd ".venv/bin/tfce-eval score {run} --data {data} --out {out}"]
+        [--work DIR] [--cmd ".venv/bin/tfce-eval score {run} --data {data} --out {out}"]
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from benchlib import at_least_one, prepared, wrap
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -129,31 +133,36 @@ def timed(cmds: list[list[str]], repeat: int) -> list[Best]:
     return best
 
 
-def make_scoring_data(work: Path, seed: int = 11) -> tuple[Path, Path, Path]:
-    """run.trec, qrels.txt and a BEIR dataset directory with the same judgements."""
-    data = work / "score-data"
-    run = work / "run.trec"
-    qrels = work / "qrels.txt"
-    if run.is_file() and (data / "qrels" / "test.tsv").is_file():
-        return run, qrels, data
-    rng = random.Random(seed)
-    n_docs = 200_000
-    data.mkdir(parents=True, exist_ok=True)
-    (data / "qrels").mkdir(exist_ok=True)
+SCORE_SETTINGS = {"seed": 11, "queries": 10_000, "per_query": 100, "documents": 200_000}
+
+
+def make_scoring_data(work: Path) -> tuple[Path, Path, Path]:
+    """run.trec, qrels.txt and a BEIR dataset directory with the same judgements, in
+    WORK/score/ (made again unless complete and made with the same settings)."""
+    folder = work / "score"
+    prepared(folder, SCORE_SETTINGS, write_scoring_data)
+    return folder / "run.trec", folder / "qrels.txt", folder / "data"
+
+
+def write_scoring_data(folder: Path) -> None:
+    rng = random.Random(SCORE_SETTINGS["seed"])
+    n_docs = SCORE_SETTINGS["documents"]
+    data = folder / "data"
+    (data / "qrels").mkdir(parents=True)
     with (data / "corpus.jsonl").open("w") as fh:
         for d in range(n_docs):
             fh.write(json.dumps({"_id": f"d{d}", "title": "", "text": f"document {d}"}) + "\n")
     with (
-        run.open("w") as rf,
-        qrels.open("w") as qf,
+        (folder / "run.trec").open("w") as rf,
+        (folder / "qrels.txt").open("w") as qf,
         (data / "qrels" / "test.tsv").open("w") as tf,
         (data / "queries.jsonl").open("w") as sf,
     ):
         tf.write("query-id\tcorpus-id\tscore\n")
-        for q in range(10_000):
+        for q in range(SCORE_SETTINGS["queries"]):
             qid = f"q{q}"
             sf.write(json.dumps({"_id": qid, "text": f"query {q}"}) + "\n")
-            docs = rng.sample(range(n_docs), 100)
+            docs = rng.sample(range(n_docs), SCORE_SETTINGS["per_query"])
             # 3 relevant: two among the retrieved (anywhere), one usually not retrieved.
             relevant = [*rng.sample(docs, 2), rng.randrange(n_docs)]
             for d in dict.fromkeys(relevant):
@@ -165,7 +174,6 @@ def make_scoring_data(work: Path, seed: int = 11) -> tuple[Path, Path, Path]:
                 score -= rng.random() + 0.001
                 lines.append(f"{qid} Q0 d{d} {rank} {score:.6f} bench\n")
             rf.write("".join(lines))
-    return run, qrels, data
 
 
 def bench_score(work: Path, repeat: int, cmd: str | None) -> None:
@@ -187,34 +195,38 @@ def bench_score(work: Path, repeat: int, cmd: str | None) -> None:
         f"    ratio (goal <= 1.0): wall {mine.wall / other.wall:.2f}, "
         f"CPU {mine.cpu / other.cpu:.2f}"
     )
-    print(f"    tfce-eval means   {means}")
-    print("    ir_measures       " + " ".join(check.stdout.split()))
+    print(wrap("tfce-eval means   " + " ".join(f"{m} {v}" for m, v in means.items()), "    "))
+    print(wrap("ir_measures       " + " ".join(check.stdout.split()), "    "))
 
 
-WORDS = 50_000
+CORPUS_SETTINGS = {"seed": 12, "chunks": 100_000, "queries": 1_000, "words": 50_000}
 
 
-def make_corpus(work: Path, seed: int = 12) -> Path:
-    """A BEIR directory: 100,000 chunks of 30-120 Zipf-distributed words, 1,000 queries."""
-    data = work / "retrieve-data"
-    if (data / "qrels" / "test.tsv").is_file():
-        return data
-    rng = random.Random(seed)
-    vocab = [f"w{i}" for i in range(WORDS)]
-    cumulative = list(itertools.accumulate(1 / (i + 1) for i in range(WORDS)))
-    (data / "qrels").mkdir(parents=True, exist_ok=True)
+def make_corpus(work: Path) -> Path:
+    """A BEIR directory: 100,000 chunks of 30-120 Zipf-distributed words, 1,000 queries,
+    in WORK/retrieve/data/ (made again unless complete and made with the same settings)."""
+    prepared(work / "retrieve", CORPUS_SETTINGS, write_corpus)
+    return work / "retrieve" / "data"
+
+
+def write_corpus(folder: Path) -> None:
+    data = folder / "data"
+    rng = random.Random(CORPUS_SETTINGS["seed"])
+    words, chunks = CORPUS_SETTINGS["words"], CORPUS_SETTINGS["chunks"]
+    vocab = [f"w{i}" for i in range(words)]
+    cumulative = list(itertools.accumulate(1 / (i + 1) for i in range(words)))
+    (data / "qrels").mkdir(parents=True)
     with (data / "corpus.jsonl").open("w") as fh:
-        for d in range(100_000):
-            words = rng.choices(vocab, cum_weights=cumulative, k=rng.randint(30, 120))
-            fh.write(json.dumps({"_id": f"c{d}", "title": f"t{d // 20}", "text": " ".join(words)}))
+        for d in range(chunks):
+            text = " ".join(rng.choices(vocab, cum_weights=cumulative, k=rng.randint(30, 120)))
+            fh.write(json.dumps({"_id": f"c{d}", "title": f"t{d // 20}", "text": text}))
             fh.write("\n")
     with (data / "queries.jsonl").open("w") as qf, (data / "qrels" / "test.tsv").open("w") as tf:
         tf.write("query-id\tcorpus-id\tscore\n")
-        for q in range(1_000):
-            words = rng.choices(vocab[100:5_000], k=rng.randint(3, 8))
-            qf.write(json.dumps({"_id": f"q{q}", "text": " ".join(words)}) + "\n")
-            tf.write(f"q{q}\tc{rng.randrange(100_000)}\t1\n")
-    return data
+        for q in range(CORPUS_SETTINGS["queries"]):
+            query = rng.choices(vocab[100:5_000], k=rng.randint(3, 8))
+            qf.write(json.dumps({"_id": f"q{q}", "text": " ".join(query)}) + "\n")
+            tf.write(f"q{q}\tc{rng.randrange(chunks)}\t1\n")
 
 
 def bench_retrieve(work: Path, repeat: int) -> None:
@@ -239,14 +251,20 @@ def bench_retrieve(work: Path, repeat: int) -> None:
         f"CPU {cold.cpu / direct.cpu:.2f}"
     )
     print(f"    warm / direct: wall {warm.wall / direct.wall:.2f}, CPU {warm.cpu / direct.cpu:.2f}")
-    print(f"    last run.json times: {meta['times']}, cache hit {meta['cache']['hit']}")
+    times = ", ".join(f"{k} {v}" for k, v in meta["times"].items())
+    print(wrap(f"last run.json: {times}; cache hit {meta['cache']['hit']}", "    "))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=["score", "retrieve"])
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--work", type=Path, default=Path("/tmp/tfce-bench-retrieval"))
+    parser.add_argument("--repeat", type=at_least_one, default=3)
+    parser.add_argument(
+        "--work",
+        type=Path,
+        default=ROOT / "bench" / "out" / "retrieval",
+        help="where the generated data and the outputs go (default: bench/out/retrieval)",
+    )
     parser.add_argument(
         "--cmd",
         help="command for tfce-eval's side of (a), with {run} {data} {out}; "

@@ -33,6 +33,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchlib import at_least_one  # noqa: E402
+
 from tfce_eval.dataset.load import load_dataset  # noqa: E402
 from tfce_eval.providers import Mode, RequestOptions  # noqa: E402
 from tfce_eval.providers.registry import make_provider  # noqa: E402
@@ -119,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--items", type=int, default=917)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latency", type=float, default=0.1, help="seconds per answer")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=at_least_one, default=3)
     parser.add_argument("--sdk", choices=["openai", "anthropic"], default="openai")
     args = parser.parse_args(argv)
 
@@ -174,7 +176,10 @@ def main(argv: list[str] | None = None) -> int:
         f"  tfce-eval run, sending                 {s:6.2f} s  {s / ideal:5.2f} x ideal  "
         f"{s / b:5.2f} x bare"
     )
-    print(f"  tfce-eval run, whole (load, score)     {t:6.2f} s  {t / ideal:5.2f} x ideal")
+    print(
+        f"  tfce-eval run, whole (load, score)     {t:6.2f} s  {t / ideal:5.2f} x ideal  "
+        f"{t / b:5.2f} x bare"
+    )
     print(f"  accuracy against the perfect server    {100 * (accuracy or 0):.1f} %")
     met = s <= 1.10 * b
     print(f"target (sending within 10 % of the bare loop): {'met' if met else 'NOT met'}")

@@ -34,6 +34,7 @@ import os
 import sys
 from pathlib import Path
 
+from benchlib import at_least_one
 from score_bench.children import score_command
 from score_bench.hotspots import profile_score
 from score_bench.inner import inner_checker
@@ -52,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["_checker"]:
         inner = argparse.ArgumentParser(prog="bench_score.py _checker")
         inner.add_argument("target", type=Path)
-        inner.add_argument("--repeat", type=int, default=3)
+        inner.add_argument("--repeat", type=at_least_one, default=3)
         inner.add_argument("--verdicts", type=Path)
         a = inner.parse_args(argv[1:])
         print(json.dumps(inner_checker(a.target, a.repeat, a.verdicts)))
@@ -63,14 +64,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=parse_sizes, default=[917, 100_000])
     parser.add_argument(
-        "--repeat", type=int, default=5, help="rounds of every timing (small sizes)"
+        "--repeat", type=at_least_one, default=5, help="rounds of every timing (small sizes)"
     )
     parser.add_argument(
-        "--passes", type=int, default=3, help="passes over the cases per checker child (small)"
+        "--passes",
+        type=at_least_one,
+        default=3,
+        help="passes over the cases per checker child (small)",
     )
     parser.add_argument(
         "--repeat-large",
-        type=int,
+        type=at_least_one,
         default=3,
         help=f"timing repeats for sizes of {LARGE:,} and more",
     )
@@ -86,13 +90,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     print(
-        f"python {sys.version.split()[0]} on {os.cpu_count()} cores; "
-        f"score runs as: {score_command()[1]}"
+        f"python {sys.version.split()[0]} on {os.cpu_count()} cores, load average "
+        f"{os.getloadavg()[0]:.1f}; score runs as: {score_command()[1]}"
     )
     startup = bench_startup(args.repeat)
     results = [run_size(size, args, startup) for size in args.sizes]
     for i, r in enumerate(results):
         print_size(r, startup, show_startup=i == 0)
+    print(f"\nload average after: {os.getloadavg()[0]:.1f}")
     if args.profile:
         print(f"\ncProfile of score on {min(args.sizes)} items:\n")
         print(profile_score(min(args.sizes), args))

@@ -16,6 +16,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from benchlib import prepared, shown
+
 HERE = Path(__file__).resolve().parent
 BFCL_PYTHON = HERE / ".venv-bfcl" / "bin" / "python"
 CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple")
@@ -118,7 +120,17 @@ def mutate(
 
 
 def build(out: Path) -> None:
+    """Write the cases into `out`, whole: through `<out>.partial`, renamed when complete
+    (`benchlib.complete(out)` tells whether a build finished)."""
     source = bfcl_data_dir()
+    settings = {"source": str(source), "categories": list(CATEGORIES)}
+    prepared(out, settings, lambda folder: write_cases(folder, source), force=True)
+    with (out / "outputs.jsonl").open(encoding="utf-8") as fh:
+        cases = sum(1 for _ in fh)
+    print(f"wrote {cases:,} cases into {shown(out)}")
+
+
+def write_cases(out: Path, source: Path) -> None:
     data = out / "data"
     (data / "questions").mkdir(parents=True, exist_ok=True)
     (data / "possible_answer").mkdir(parents=True, exist_ok=True)
@@ -154,4 +166,3 @@ def build(out: Path) -> None:
         for row in outputs:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
     (out / "labels.json").write_text(json.dumps(labels, indent=0), encoding="utf-8")
-    print(f"wrote {len(outputs)} cases into {out}")

@@ -37,7 +37,8 @@ import json
 import sys
 from pathlib import Path
 
-from synthetic.write import DEFAULT_OUT, DEFAULT_SEED, write_size
+from benchlib import shown, wrap
+from synthetic.write import DEFAULT_OUT, DEFAULT_SEED, is_written, write_size
 
 
 def parse_sizes(text: str) -> list[int]:
@@ -60,12 +61,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true", help="rewrite files that exist")
     args = parser.parse_args(argv)
     for size in args.sizes:
+        kept = not args.force and is_written(args.out, size, args.seed)
         target = write_size(args.out, size, args.seed, force=args.force)
         manifest = json.loads((target / "manifest.json").read_text(encoding="utf-8"))
-        print(
-            f"{target}: {size} items, {manifest['right']} right, "
-            f"categories {manifest['categories']}"
-        )
+        done = "skipped (written before, same seed)" if kept else "written"
+        print(f"{size:,} items in {shown(target)}: {done}")
+        counts = ", ".join(f"{c} {n:,}" for c, n in manifest["categories"].items())
+        print(wrap(f"{manifest['right']:,} right; {counts}", "  "))
     return 0
 
 

@@ -30,4 +30,4 @@ find "$build" -name __pycache__ -prune -exec rm -rf {} +
 "$venv/bin/python" -m pip install --quiet --no-deps --force-reinstall "$build"
 echo "$deps" > "$site/deps.pth"
 "$venv/bin/tfce-eval" --version >/dev/null
-echo "tfce-eval is installed (not editable) in $venv"
+echo "tfce-eval is installed (not editable) in bench/.venv-regular"

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchlib import bytecode_env
+
 BENCH = Path(__file__).resolve().parent.parent
 REPO = BENCH.parent
 BFCL_PYTHON = BENCH / ".venv-bfcl" / "bin" / "python"
@@ -26,7 +28,9 @@ class Measured:
 
 
 def child_env() -> dict[str, str]:
-    env = dict(os.environ)
+    """This environment with the repository on the path and bytecode cached in
+    bench/out/pycache (benchlib.bytecode_env): each command runs once untimed first."""
+    env = bytecode_env()
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p)
     return env
 
@@ -57,8 +61,13 @@ def score_command() -> tuple[list[str], str]:
     """How `tfce-eval` is started: the installed script if there is one, else `python -m`."""
     script = Path(sys.executable).with_name("tfce-eval")
     if script.is_file():
-        return [str(script)], str(script)
+        return [str(script)], _short(script)
     return [sys.executable, "-m", "tfce_eval"], f"{Path(sys.executable).name} -m tfce_eval"
+
+
+def _short(path: Path) -> str:
+    """`path` relative to the repository when it is in it."""
+    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
 
 
 def checked(m: Measured, what: str) -> Measured:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from benchlib import profile_lines
+
 from .children import REPO, checked, child_env, run_child
 
 
@@ -34,9 +36,6 @@ def profile_score(size: int, args: argparse.Namespace, top: int = 25) -> str:
     import io
     import pstats
 
-    buf = io.StringIO()
-    stats = pstats.Stats(str(prof), stream=buf)
-    stats.sort_stats("tottime").print_stats(top)
-    buf.write("\n")
-    stats.sort_stats("cumulative").print_stats(top)
-    return buf.getvalue()
+    stats = pstats.Stats(str(prof), stream=io.StringIO())
+    lines = [*profile_lines(stats, "tottime", top), "", *profile_lines(stats, "cumulative", top)]
+    return "\n".join(lines)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchlib import wrap
+
 from .result import SizeResult
 
 #: Why the checkers may disagree on a variant (make_synthetic.py's labels).
@@ -25,31 +27,31 @@ REASONS = {
 def _row(name: str, seconds: float, best: float, count: int, rss: float | None) -> str:
     rate = count / seconds if seconds else float("inf")
     us = 1e6 * seconds / count if count else 0.0
-    rss_s = f"{rss:7.0f}" if rss is not None else "      -"
-    return f"  {name:<40} {count:>7,} {seconds:>8.3f} {best:>8.3f} {rate:>9,.0f} {us:>8.1f} {rss_s}"
+    rss_s = f"{rss:6.0f}" if rss is not None else "     -"
+    return f"  {name:<29} {count:>7,} {seconds:>8.3f} {best:>7.3f} {rate:>8,.0f} {us:>7.1f} {rss_s}"
 
 
 def print_size(r: SizeResult, startup: dict[str, Any], *, show_startup: bool) -> None:
-    cats = ", ".join(f"{c} {n}" for c, n in r.categories.items())
-    print(f"\n{r.size:,} items ({cats}); {r.right} answers right by construction")
+    cats = ", ".join(f"{c} {n:,}" for c, n in r.categories.items())
+    print()
+    print(wrap(f"{r.size:,} items ({cats}); {r.right:,} answers right by construction"))
+    print("  score: `tfce-eval score` as a child process, start-up included")
     print(
-        f"  {'what':<40} {'items':>7} {'median s':>8} {'best s':>8} {'items/s':>9}"
-        f" {'us/item':>8} {'RSS MB':>7}"
+        f"  {'what':<29} {'items':>7} {'median s':>8} {'best s':>7} {'items/s':>8}"
+        f" {'us/item':>7} {'RSS MB':>6}"
     )
     for label, e in r.e2e.items():
-        print(
-            _row(f"tfce-eval score, {label}", e["median_s"], e["min_s"], r.size, e["peak_rss_mb"])
-        )
+        print(_row(f"score, {label}", e["median_s"], e["min_s"], r.size, e["peak_rss_mb"]))
     if show_startup:
         print(
-            f"  {'  start-up alone (tfce-eval --version)':<40} {'':>7} "
-            f"{startup['median_s']:>8.3f} {startup['min_s']:>8.3f}   "
-            f"(bare python: {startup['python_bare_median_s']:.3f} s)"
+            f"  {'  start-up (--version)':<29} {'':>7} "
+            f"{startup['median_s']:>8.3f} {startup['min_s']:>7.3f}"
+            f"  bare python {startup['python_bare_median_s']:.3f} s"
         )
     o = r.ours
     rows = [
         (
-            "our checker, answers that decode",
+            "our checker, decoded answers",
             "check_decoded_s",
             o["decoded_cases"],
             o["child_peak_rss_mb"],
@@ -63,7 +65,7 @@ def print_size(r: SizeResult, startup: dict[str, Any], *, show_startup: bool) ->
         b = r.bfcl
         print(
             _row(
-                f"BFCL checker (bfcl-eval {b['bfcl_eval_version']})",
+                f"BFCL's checker {b['bfcl_eval_version']}",
                 b["median_checker_s"],
                 b["min_checker_s"],
                 b["cases"],
@@ -71,62 +73,77 @@ def print_size(r: SizeResult, startup: dict[str, Any], *, show_startup: bool) ->
             )
         )
         print(
-            f"  {'  (BFCL import alone)':<40} {'':>7} {b['import_s']:>8.3f}"
-            f"            RSS after import {b['peak_rss_mb_after_import']:.0f} MB"
+            f"  {'  (BFCL import alone)':<29} {'':>7} {b['import_s']:>8.3f}"
+            f"   RSS after import {b['peak_rss_mb_after_import']:.0f} MB"
         )
         if r.ratio is not None:
             print(
-                f"  ratio ours/BFCL per case: {r.ratio['median']:.2f} on medians, "
-                f"{r.ratio['best']:.2f} on best passes (below 1: ours is faster)"
+                wrap(
+                    f"ratio ours/BFCL per case: {r.ratio['median']:.2f} on medians, "
+                    f"{r.ratio['best']:.2f} on best passes (below 1: ours is faster)",
+                    "  ",
+                )
             )
+        if r.by_category or r.by_answer:
+            print(f"    {'per case':<18} {'cases':>7} {'ours us':>8} {'BFCL us':>8} {'ratio':>6}")
         for group, c in [*r.by_category.items(), *r.by_answer.items()]:
             print(
-                f"    {group:<18} {c['cases']:>7,} cases: ours {c['ours_us']:6.1f} us, "
-                f"BFCL {c['bfcl_us']:5.1f} us per case, ratio {c['ratio']:.2f}"
+                f"    {group:<18} {c['cases']:>7,} {c['ours_us']:>8.1f} {c['bfcl_us']:>8.1f}"
+                f" {c['ratio']:>6.2f}"
             )
     else:
-        print(f"  {r.bfcl_skipped}")
+        print(wrap(str(r.bfcl_skipped), "  "))
     if r.agreement is not None:
         a = r.agreement
+        print()
         print(
-            f"\n  verdicts on the {a['cases']:,} cases both check: {a['agree']:,} agree, "
-            f"{a['cases'] - a['agree']:,} differ"
+            wrap(
+                f"verdicts on the {a['cases']:,} cases both check: {a['agree']:,} agree, "
+                f"{a['cases'] - a['agree']:,} differ (under a row that differs: BFCL's "
+                "errors there)",
+                "  ",
+            )
         )
         print(
             f"  {'variant':<20} {'right?':>6} {'cases':>7} {'ours ok':>8} {'BFCL ok':>8}"
-            f" {'differ':>7}  BFCL's errors where they differ"
+            f" {'differ':>7}"
         )
         from synthetic.answers import RIGHT_VARIANTS
 
         for variant, g in a["by_variant"].items():
             right = "yes" if variant in RIGHT_VARIANTS else "no"
-            errors = ", ".join(
-                f"{k} {n}" for k, n in a["bfcl_error_types"].get(variant, {}).items()
-            )
             print(
                 f"  {variant:<20} {right:>6} {g.get('cases', 0):>7,} "
                 f"{g.get('ours_valid', 0):>8,} {g.get('bfcl_valid', 0):>8,} "
-                f"{g.get('disagree', 0):>7,}  {errors}"
+                f"{g.get('disagree', 0):>7,}"
             )
+            errors = a["bfcl_error_types"].get(variant, {})
+            if errors:
+                listed = ", ".join(f"{k} {n:,}" for k, n in errors.items())
+                print(wrap(f"BFCL: {listed}", " " * 6, " " * 8))
         for variant, g in a["by_variant"].items():
             if g.get("disagree") and variant in REASONS:
-                print(
-                    f"    {variant}: {REASONS[variant]} (e.g. "
-                    f"{', '.join(a['examples'].get(variant, []))})"
-                )
+                examples = ", ".join(a["examples"].get(variant, []))
+                print(wrap(f"{variant}: {REASONS[variant]} (e.g. {examples})", "    "))
     if r.decoding is not None:
         d = r.decoding
         shown = ", ".join(d["first_ids"])
         print(
-            f"  answers the decoder read into other calls than the generator wrote: "
-            f"{d['differ']:,}" + (f" (e.g. {shown})" if d["differ"] else "")
+            wrap(
+                f"answers the decoder read into other calls than the generator wrote: "
+                f"{d['differ']:,}" + (f" (e.g. {shown})" if d["differ"] else ""),
+                "  ",
+            )
         )
         shown = ", ".join(d["verdict_against_label_ids"])
         print(
-            f"  our verdicts against the generator's right/wrong labels, all items: "
-            f"{d['verdict_against_label']:,}" + (f" (e.g. {shown})" if shown else "")
+            wrap(
+                f"our verdicts against the generator's right/wrong labels, all items: "
+                f"{d['verdict_against_label']:,}" + (f" (e.g. {shown})" if shown else ""),
+                "  ",
+            )
         )
     if r.checks:
         print()
         for line in r.checks:
-            print(f"  {line}")
+            print(wrap(line, "  ", " " * 9))

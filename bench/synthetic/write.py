@@ -43,15 +43,32 @@ def dataset_dir(out: Path, size: int) -> Path:
     return out / f"n{size}"
 
 
+def settings(size: int, seed: int) -> dict[str, int]:
+    return {"generator_version": GENERATOR_VERSION, "seed": seed, "size": size}
+
+
+def is_written(out: Path, size: int, seed: int) -> bool:
+    """Whether the files of `size` are all there, written with these settings.
+
+    manifest.json is removed before the other files are written and written (whole,
+    through a temporary name) after them: a run interrupted on the way leaves none,
+    and the size is written again.
+    """
+    try:
+        text = (dataset_dir(out, size) / "manifest.json").read_text(encoding="utf-8")
+        old = json.loads(text)
+    except (OSError, ValueError):
+        return False
+    return isinstance(old, dict) and all(old.get(k) == v for k, v in settings(size, seed).items())
+
+
 def write_size(out: Path, size: int, seed: int, *, force: bool = False) -> Path:
     """Write the files for one size (kept when already written with the same settings)."""
     target = dataset_dir(out, size)
     manifest_path = target / "manifest.json"
-    wanted = {"generator_version": GENERATOR_VERSION, "seed": seed, "size": size}
-    if not force and manifest_path.is_file():
-        old = json.loads(manifest_path.read_text(encoding="utf-8"))
-        if all(old.get(k) == v for k, v in wanted.items()):
-            return target
+    wanted = settings(size, seed)
+    if not force and is_written(out, size, seed):
+        return target
     (target / "data" / "questions").mkdir(parents=True, exist_ok=True)
     (target / "data" / "answers").mkdir(parents=True, exist_ok=True)
     manifest_path.unlink(missing_ok=True)
@@ -101,7 +118,7 @@ def write_size(out: Path, size: int, seed: int, *, force: bool = False) -> Path:
         "variants": dict(sorted(variants.items())),
         "shapes": dict(sorted(shapes.items())),
     }
-    manifest_path.write_text(
-        json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
+    part = manifest_path.with_name("manifest.json.partial")
+    part.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    part.replace(manifest_path)
     return target
