@@ -32,7 +32,8 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -79,6 +80,7 @@ FAULTS = (
     "redirect",  # 307 to the same path on another host (`redirect_to`, else 127.0.0.2)
     "qa_text",  # (always) QA answers as text even when a tool is forced
     "huge",  # a valid 200 whose text is `huge_text` repeated to `huge_bytes` (see _huge)
+    "huge_error",  # `huge_status` with an error body `huge_bytes` long (see _huge_error)
 )
 
 
@@ -98,6 +100,8 @@ class FakeConfig:
     huge_bytes: int = 50 * 1024 * 1024  # the length of the "huge" fault's padding
     huge_text: str = "x"  # what it is made of (a lone surrogate is sent JSON-escaped)
     huge_sized: bool = True  # whether it declares its length (else: ends at the close)
+    huge_status: int = 500  # the "huge_error" fault's status
+    huge_gzip: bool = False  # whether its body is gzip-compressed (it is sent compressed)
     #: Question answering: (question, answer type, reference label/true/false/text) read
     #: from a split file by `qa_items`; ids in `qa_wrong` are answered wrongly on purpose.
     qa: tuple[QaTruth, ...] = ()
@@ -603,6 +607,36 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                 pass
             self.close_connection = True
 
+        def _huge_error(self, api: str) -> None:
+            """An error body of `huge_bytes` (its message padding), written in pieces as
+            made, never held: with its length, or else chunked (`huge_sized`); compressed
+            when `huge_gzip` (then held: the gzip of "x" repeated is a thousandth as long).
+            """
+            cfg = server.config
+            parts: Iterable[bytes] = _error_pieces(api, cfg.huge_bytes)
+            if cfg.huge_gzip:
+                packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+                parts = [b"".join(packer.compress(p) for p in parts) + packer.flush()]
+            size = sum(len(p) for p in parts) if cfg.huge_gzip else cfg.huge_bytes
+            try:
+                self.send_response(cfg.huge_status)
+                self.send_header("Content-Type", "application/json")
+                if cfg.huge_gzip:
+                    self.send_header("Content-Encoding", "gzip")
+                if cfg.huge_sized:
+                    self.send_header("Content-Length", str(size))
+                else:
+                    self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for part in parts:
+                    self.wfile.write(
+                        part if cfg.huge_sized else b"%x\r\n%s\r\n" % (len(part), part)
+                    )
+                if not cfg.huge_sized:
+                    self.wfile.write(b"0\r\n\r\n")
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True
+
         def _key(self) -> str:
             bearer = self.headers.get("Authorization") or ""
             return bearer.removeprefix("Bearer ") or self.headers.get("x-api-key") or ""
@@ -650,6 +684,9 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             if fault == "text_error_key":
                 data = ("E" * 492 + self._key() + " is not a valid key.").encode()
                 self._send(400, None, {"Content-Type": "text/plain"}, raw=data)
+                return True
+            if fault == "huge_error":
+                self._huge_error(api)
                 return True
             if fault == "redirect":
                 root = server.config.redirect_to or f"http://127.0.0.2:{server.port}"
@@ -718,6 +755,19 @@ def _padding(config: FakeConfig) -> str:
     """The "huge" fault's text: `huge_text` repeated to about `huge_bytes` in UTF-8."""
     unit = len(config.huge_text.encode("utf-8", "surrogatepass"))
     return config.huge_text * (config.huge_bytes // unit)
+
+
+def _error_pieces(api: str, size: int) -> Iterator[bytes]:
+    """An error body of `size` bytes (at least its frame), its message "x" repeated, in
+    pieces of 64 KiB."""
+    head, tail = json.dumps(_error_body(api, "server_error", "@")).encode().split(b"@")
+    yield head
+    left = size - len(head) - len(tail)
+    block = b"x" * 65536
+    while left > 0:
+        yield block[:left]
+        left -= len(block)
+    yield tail
 
 
 def _standing_fault(always: tuple[str, ...], body: Mapping[str, Any]) -> str | None:

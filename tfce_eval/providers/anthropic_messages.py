@@ -90,6 +90,10 @@ class AnthropicMessagesProvider(SdkProvider):
             import anthropic
 
             self._client = anthropic.AsyncAnthropic(
-                api_key=self.api_key, base_url=self._url, max_retries=0, timeout=self.timeout_s
+                api_key=self.api_key,
+                base_url=self._url,
+                max_retries=0,
+                timeout=self.timeout_s,
+                http_client=self._http_client(),
             )
         return self._client

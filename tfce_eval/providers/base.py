@@ -138,17 +138,20 @@ class ResponseTooLarge(Exception):
     """The server answered with a body over `MAX_BODY_BYTES`: refused before it is kept.
 
     A failure of the server, not the model's answer; never retried (a server that sent it
-    once will again). `size` is the length it declared, None when it declared none.
+    once will again). `size` is the length it declared, None when it declared none;
+    `status` the error status it came with, None for an answer.
     """
 
-    def __init__(self, size: int | None, limit: int) -> None:
+    def __init__(self, size: int | None, limit: int, status: int | None = None) -> None:
         told = f"is {size:,} bytes, more than" if size is not None else "goes past"
-        super().__init__(
-            f"response too large: the body {told} the limit of {limit:,} bytes; "
-            "not retried: check the server, or lower --max-tokens"
-        )
+        if status is None:
+            head, fix = "response too large: the body", "check the server, or lower --max-tokens"
+        else:
+            head, fix = f"HTTP {status}: response too large: the error body", "check the server"
+        super().__init__(f"{head} {told} the limit of {limit:,} bytes; not retried: {fix}")
         self.size = size
         self.limit = limit
+        self.status = status
 
 
 class RequestTimeout(Exception):

@@ -93,6 +93,10 @@ class OpenAIChatProvider(SdkProvider):
             import openai
 
             self._client = openai.AsyncOpenAI(
-                api_key=self.api_key, base_url=self._url, max_retries=0, timeout=self.timeout_s
+                api_key=self.api_key,
+                base_url=self._url,
+                max_retries=0,
+                timeout=self.timeout_s,
+                http_client=self._http_client(),
             )
         return self._client

@@ -9,7 +9,6 @@ and recorded only as `secrets.shown_url` shows it (`base_url`).
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import json
 import time
@@ -30,10 +29,10 @@ from tfce_eval.providers.base import (
     RequestOptions,
     RequestTimeout,
     Response,
-    ResponseTooLarge,
     Usage,
     nesting_depth,
 )
+from tfce_eval.providers.bodies import bounded_body, http_client, too_large
 from tfce_eval.providers.prompting import question_messages, system_prompt
 from tfce_eval.providers.secrets import (
     answer_forms,
@@ -59,25 +58,6 @@ def _refused(exc: BaseException) -> bool:
         seen.add(id(node))
         node = node.__cause__ or node.__context__
     return False
-
-
-async def _bounded_body(http: Any, limit: int) -> bytes:
-    """The body of a streamed `httpx2.Response`, decoded as sent (gzip...), within `limit`
-    bytes: ResponseTooLarge before a byte is read when it declares more (and is not
-    compressed), else as soon as more arrives."""
-    declared = (http.headers.get("content-length") or "").strip()
-    coding = (http.headers.get("content-encoding") or "identity").strip().lower()
-    if declared.isdigit() and int(declared) > limit and coding == "identity":
-        raise ResponseTooLarge(int(declared), limit)
-    parts: list[bytes] = []
-    size = 0
-    async with contextlib.aclosing(http.aiter_bytes()) as chunks:
-        async for chunk in chunks:
-            size += len(chunk)
-            if size > limit:
-                raise ResponseTooLarge(None, limit)
-            parts.append(chunk)
-    return b"".join(parts)
 
 
 def _count(value: object) -> int | None:
@@ -218,7 +198,13 @@ class SdkProvider(Provider):
 
     @abstractmethod
     def _sdk_client(self) -> Any:
-        """The SDK's async client, created on first use (the SDK's own retries off)."""
+        """The SDK's async client, created on first use (the SDK's own retries off), on
+        `_http_client`."""
+
+    def _http_client(self) -> Any:
+        """The HTTP client the SDK is given: its own default, reading an error status's
+        body within MAX_BODY_BYTES (`bodies.http_client`)."""
+        return http_client(importlib.import_module(self.sdk_name))
 
     def request_url(self) -> str:
         return self.base_url + self.endpoint
@@ -242,7 +228,7 @@ class SdkProvider(Provider):
                 # Redirects are not followed: the SDKs would follow one to any host, with
                 # the key in the headers. classify_status says where it pointed.
                 # Streamed, so that a body past MAX_BODY_BYTES is refused as it comes,
-                # never held (an error status's body is still read by the SDK).
+                # never held (an error status's body: by the client's hook, `bodies`).
                 http = await client.post(
                     self.endpoint,
                     body=dict(request),
@@ -251,7 +237,7 @@ class SdkProvider(Provider):
                     stream=True,
                 )
                 try:
-                    data = await _bounded_body(http, MAX_BODY_BYTES)
+                    data = await bounded_body(http, MAX_BODY_BYTES)
                 finally:
                     await http.aclose()
         except TimeoutError:
@@ -322,8 +308,12 @@ class SdkProvider(Provider):
         )
 
     def _classify(self, sdk: ModuleType, exc: BaseException) -> ProviderError:
-        if isinstance(exc, ResponseTooLarge):
-            return ProviderError(ErrorKind.ITEM, str(exc))
+        large = too_large(exc)  # an answer's body past the bound, or an error status's
+        if large is not None:
+            # Never retried, whatever the status: a server that sent a body past the bound
+            # will again (each try fetching up to the bound for nothing), and the words the
+            # status rules read (quota, setup, a refused field) are in the body not kept.
+            return ProviderError(ErrorKind.ITEM, str(large))
         if isinstance(exc, MalformedResponse):
             kind = ErrorKind.RETRYABLE if exc.retry else ErrorKind.ITEM
             return ProviderError(kind, f"malformed response: {exc}")
