@@ -521,10 +521,10 @@ def test_a_decoder_bug_is_a_harness_failure_naming_the_item(
     model's parse_error it would silently lower a score."""
     from tfce_eval.decode import textparts
 
-    def broken(text: str) -> str:
+    def broken(text: str) -> tuple[str, str]:
         raise KeyError("oops")
 
-    monkeypatch.setattr(textparts, "clean", broken)
+    monkeypatch.setattr(textparts, "split_reasoning", broken)
     with pytest.raises(HarnessError) as caught:
         decode_output({"id": "parallel_7", "text": "f(a=1)"})
     message = str(caught.value)

@@ -20,11 +20,14 @@ model text.
 - text (see below).
 
 Text answers. `<think>...</think>` reasoning (everything before the last `</think>`, or
-after an unclosed `<think>`) and the `[TOOL_CALLS]` / `<|python_tag|>` markers are dropped
-first. Then, in this order:
+after an unclosed `<think>`) is dropped first. Then, in this order:
 
-1. `<tool_call>` tags: each body must be one JSON call (or Python call syntax); all the tags
-   together are the answer.
+0. A chat template's syntax, left in the text when a server's tool-call parser is off or
+   fails (`templates`: Mistral's `[TOOL_CALLS]f[ARGS]{...}`, Llama's `<function=f>`,
+   MiniMax, Kimi-K2, DeepSeek, gpt-oss's Harmony); otherwise the `[TOOL_CALLS]` /
+   `<|python_tag|>` markers are removed.
+1. `<tool_call>` (or `<seed:tool_call>`) tags: each body must be one JSON call, Python call
+   syntax, or Qwen3-Coder's or GLM's XML; all the tags together are the answer.
 2. Code fences (```, with or without a language; an unclosed fence runs to the end): each
    block is decoded as a whole answer (3 and 4), but as a code part it is strict: a block
    that begins with a call or JSON and fails to parse is a parse_error, and a call in it may
@@ -47,7 +50,9 @@ keyword call or sits in a code fence or tag: as a whole answer that fails to par
 prose, it is prose (zero calls); in a fence it is a parse_error (positional argument). An
 answer that begins with an ASCII call head (`f(`, `[f(`) or with JSON and fails to parse is a
 parse_error, as is any delimited call in prose that fails. Prose with no call attempt is zero
-calls.
+calls. A known tool-call marker from which no call is read is a parse_error naming it, never
+zero calls, and so is a marker in reasoning when the answer has no text (calls are never
+taken from reasoning).
 
 Limits (`DecodeLimits`): a text or argument string longer than `max_chars` is refused before
 anything else, and a structured answer holds at most `max_chars` characters (strings, keys
@@ -258,6 +263,10 @@ class _Decoder:
                 return [self.call({"function": item})]
             return self.value(item, depth + 1)
         if present:
+            if "reasoning_content" in d or "reasoning" in d:
+                from tfce_eval.decode.templates import refuse_reasoning_calls
+
+                refuse_reasoning_calls(d)
             return []
         call = self.maybe_call(d)
         if call is not None:
@@ -317,6 +326,8 @@ class _Decoder:
             return self.call(d)
         if len(d) == 1:  # BFCL: {"f": {"a": 1}}
             ((name, args),) = d.items()
+            if name == "tool_call" and _is_map(args) and isinstance(args.get("name"), str):
+                return self.call(args)  # llama.cpp's generic format: {"tool_call": {call}}
             if _is_map(args) or (isinstance(args, str) and args.lstrip().startswith("{")):
                 return self.named_call(name, args)
         return None

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tfce_eval.decode import textparts
+from tfce_eval.decode import templates, textparts
 from tfce_eval.decode.brackets import check_depth
 from tfce_eval.decode.limits import (
     MAX_INT_DIGITS,
@@ -24,6 +24,8 @@ from tfce_eval.decode.pyliteral import LiteralError, parse_calls, parse_literal
 from tfce_eval.model import Call
 
 _CALL_LIST_KEYS = ("tool_calls", "calls", "function_calls")
+#: First characters of the XML parameter values that may be JSON (numbers, true, {...}).
+_JSON_FIRST = frozenset('{["-0123456789tfn')
 
 
 class NotACall(DecodeError):
@@ -78,12 +80,39 @@ class TextDecoder:
 
     def text(self, text: str) -> list[Call]:
         check_size(text, "answer", self.limits)
-        text = textparts.clean(text)
-        if textparts.has_tags(text):
-            calls: list[Call] = []
-            for part in textparts.tag_bodies(text):
-                calls.extend(self.tag_body(part))
+        text, unended = textparts.split_reasoning(text)
+        found = templates.read(text, self.limits)
+        if found is not None and found.calls:
+            return [self.raw_call(raw) for raw in found.calls]
+        if found is not None and found.rest is not None:
+            return self.text(found.rest)  # a Harmony answer with no call: what it says
+        calls = self.plain(textparts.strip_markers(text)) if found is None else []
+        if calls:
             return calls
+        # A marker with no call read from it is a harness failure, never zero calls.
+        marker = templates.marker_in(text)
+        if marker is not None:
+            raise DecodeError(
+                f"the answer holds the tool-call marker {marker} but no call could be read from it"
+            )
+        if unended and (marker := templates.marker_in(unended)) is not None:
+            raise DecodeError(
+                f"the tool-call marker {marker} is in reasoning that never ends (<think> "
+                f"with no </think>): the calls are in the reasoning, and calls are never "
+                f"taken from reasoning"
+            )
+        return calls
+
+    def plain(self, text: str) -> list[Call]:
+        """Tags, fences, whole-answer JSON or Python, calls in prose (4.3, steps 1 to 4)."""
+        for opener, closer in textparts.TAGS:
+            if opener in text:
+                calls: list[Call] = []
+                for part in textparts.tag_bodies(text, opener, closer):
+                    calls.extend(self.tag_body(part, opener))
+                    if len(calls) > self.limits.max_calls:
+                        raise DecodeError(too_many(self.limits))
+                return calls
         blocks, outside = textparts.fenced_blocks(text)
         if not blocks:
             return self.block(text, None)
@@ -101,9 +130,12 @@ class TextDecoder:
             return calls
         raise weak
 
-    def tag_body(self, part: textparts.Part) -> list[Call]:
-        where = f"<tool_call> at line {part.line}"
+    def tag_body(self, part: textparts.Part, tag: str) -> list[Call]:
+        where = f"{tag} at line {part.line}"
         body = part.text
+        raws = templates.tag_calls(body, where, self.limits)
+        if raws is not None:
+            return [self.raw_call(raw) for raw in raws]
         blocks, _ = textparts.fenced_blocks(body)
         if blocks:
             body = blocks[0].text
@@ -115,6 +147,39 @@ class TextDecoder:
         if textparts.call_head(body) is not None:
             return self.python(body, where)
         raise DecodeError(f"{where}: the tag holds neither a JSON call nor a call like f(a=1)")
+
+    def raw_call(self, raw: templates.RawCall) -> Call:
+        """A call read from a template syntax: JSON arguments, or XML parameters whose
+        values are JSON when they parse as JSON and strings otherwise."""
+        try:
+            if isinstance(raw.arguments, str):
+                arguments: object = raw.arguments
+            else:
+                values: dict[str, Any] = {}
+                for name, value in raw.arguments:
+                    if name in values:
+                        raise DecodeError(f"parameter {name!r} is given twice")
+                    values[name] = self.parameter(value, f"parameter {name!r}")
+                arguments = values
+            call = self.call_of({"name": raw.name, "arguments": arguments})
+        except DecodeError as exc:
+            raise DecodeError(f"{raw.where}: {exc}") from None
+        if call is None:  # cannot happen: a dict with a string name is a call
+            raise DecodeError(f"{raw.where}: not a call")
+        return call
+
+    def parameter(self, value: str, where: str) -> Any:
+        """A parameter value written as text: JSON when it parses as JSON (a number,
+        true/false, null, an object, a list, a quoted string), else the text itself with
+        the line breaks around it removed."""
+        value = value.strip("\r\n")
+        stripped = value.strip()
+        if stripped[:1] in _JSON_FIRST:
+            try:
+                return load_json(stripped, where, self.limits)
+            except _JsonSyntaxError:
+                pass
+        return value
 
     def block(self, text: str, where: str | None) -> list[Call]:
         """Decode a whole answer (`where` None) or a fenced code block (`where` names it)."""
@@ -199,6 +264,8 @@ class TextDecoder:
                     raise DecodeError(too_many(self.limits))
             return calls
         if isinstance(value, Mapping):
+            if len(value) == 1 and isinstance(value.get("response"), str):
+                return self.text(value["response"])  # llama.cpp's generic format: text
             for key in _CALL_LIST_KEYS:
                 if isinstance(value.get(key), list):
                     return self.json_calls(value[key], where)

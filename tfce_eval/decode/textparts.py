@@ -16,8 +16,10 @@ from tfce_eval.decode.brackets import BracketError, match_end
 _REASONING_TAGS = ("think", "thinking")
 # Markers some chat templates put before native-style calls written as text.
 _MARKERS = ("[TOOL_CALLS]", "<|python_tag|>")
-_TAG_OPEN = "<tool_call>"
-_TAG_CLOSE = "</tool_call>"
+#: The tags whose bodies are calls, each with its closing tag (Hermes and Qwen; Seed-OSS).
+TAG_OPEN = "<tool_call>"
+TAG_CLOSE = "</tool_call>"
+TAGS = ((TAG_OPEN, TAG_CLOSE), ("<seed:tool_call>", "</seed:tool_call>"))
 _FENCE = "```"
 _LANGUAGE = re.compile(r"[\w+#.-]*")
 _MAX_LANGUAGE = 40
@@ -61,8 +63,14 @@ class Candidate:
     kind: Kind
 
 
-def clean(text: str) -> str:
-    """Drop reasoning (`<think>...</think>`) and template markers; keep everything else."""
+def split_reasoning(text: str) -> tuple[str, str]:
+    """The answer without its reasoning, and the reasoning that never ended.
+
+    Everything up to the last `</think>` (or `</thinking>`) is reasoning and is dropped;
+    everything after a `<think>` that is never closed is reasoning too, and is returned second
+    so that a tool-call marker in it can be reported.
+    """
+    unended = ""
     for tag in _REASONING_TAGS:
         close = text.rfind(f"</{tag}>")
         if close >= 0:
@@ -70,36 +78,37 @@ def clean(text: str) -> str:
         else:
             opened = text.find(f"<{tag}>")
             if opened >= 0:  # reasoning that never ended holds no answer
+                unended = text[opened:] + unended
                 text = text[:opened]
+    return text, unended
+
+
+def strip_markers(text: str) -> str:
+    """Drop the markers some templates put before calls written as text."""
     for marker in _MARKERS:
         if marker in text:
             text = text.replace(marker, "\n")
     return text
 
 
-def has_tags(text: str) -> bool:
-    return _TAG_OPEN in text
-
-
-def tag_bodies(text: str) -> list[Part]:
-    """Bodies of `<tool_call>` tags; an unclosed tag runs to the next tag or the end."""
-    parts: list[Part] = []
+def tag_bodies(text: str, opener: str = TAG_OPEN, closer: str = TAG_CLOSE) -> Iterator[Part]:
+    """Bodies of `<tool_call>` tags (or of `opener` ... `closer`); an unclosed tag runs to the
+    next tag or the end."""
     position, line, close = 0, 1, -1
-    start = text.find(_TAG_OPEN)
+    start = text.find(opener)
     while start >= 0:
-        body_start = start + len(_TAG_OPEN)
+        body_start = start + len(opener)
         if close < body_start:  # searched again only once passed, so the scan stays linear
-            close = text.find(_TAG_CLOSE, body_start)
+            close = text.find(closer, body_start)
             if close < 0:
                 close = len(text)
-        next_start = text.find(_TAG_OPEN, body_start)
+        next_start = text.find(opener, body_start)
         end = close if next_start < 0 else min(close, next_start)
         line += text.count("\n", position, body_start)
-        parts.append(Part(text[body_start:end], line))
+        yield Part(text[body_start:end], line)
         line += text.count("\n", body_start, end)
         position = end
         start = next_start
-    return parts
 
 
 def fenced_blocks(text: str) -> tuple[list[Part], str]:
