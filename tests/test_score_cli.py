@@ -410,3 +410,57 @@ def test_a_scores_file_given_as_outputs_is_refused(tmp_path: Path) -> None:
     shutil.copy(example, named)
     result = run_cli("score", str(named), "--out", str(tmp_path / "mine-out"))
     assert result.exit_code == 0, result.output
+
+
+def test_an_answer_cut_before_any_call_is_a_parse_error_not_a_refusal(tmp_path: Path) -> None:
+    thinking = {"type": "thinking", "thinking": "Should I call a function?", "signature": "s"}
+    lines = [
+        # Cut mid-thought: neither a call nor a refusal, on an irrelevance item too.
+        {"id": "base_irrelevance_0", "content": "Let me see whether", "finish_reason": "length"},
+        {"id": "base_irrelevance_1", "raw": {"content": [thinking], "stop_reason": "max_tokens"}},
+        {"id": "base_simple_0", "content": "<think>The user wants", "finish_reason": "length"},
+        # Finished without a call: a refusal, as before.
+        {"id": "base_irrelevance_2", "content": "No function fits.", "finish_reason": "stop"},
+        {"id": "base_irrelevance_3", "content": "No function fits."},
+    ]
+    outputs = tmp_path / "outputs.jsonl"
+    outputs.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    result = CliRunner().invoke(
+        main, ["score", str(outputs), "--out", str(tmp_path / "s"), "--missing", "skip"]
+    )
+    assert result.exit_code == 0, result.output
+    by_id = {r["id"]: r for r in read_scores(tmp_path / "s" / "scores.jsonl")}
+    for item_id, reason in (
+        ("base_irrelevance_0", "length"),
+        ("base_irrelevance_1", "max_tokens"),
+        ("base_simple_0", "length"),
+    ):
+        assert by_id[item_id]["valid"] is False
+        assert by_id[item_id]["error_type"] == "parse_error"
+        assert by_id[item_id]["error"] == (
+            f"the answer was cut at the token limit (finish reason {reason}) before any "
+            "call: it neither calls nor declines"
+        )
+    assert by_id["base_irrelevance_2"]["valid"] is True
+    assert by_id["base_irrelevance_3"]["valid"] is True
+    said = unfold(result.stderr)
+    assert (
+        "warning: 3 answers were cut at the token limit before any call and count as "
+        "parse_error (first: base_irrelevance_0, base_irrelevance_1, base_simple_0); a "
+        "larger --max-tokens lets them finish"
+    ) in said
+
+
+def test_a_call_that_finished_before_the_cut_is_scored(tmp_path: Path) -> None:
+    dataset = load_dataset()
+    item = next(i for i in dataset.iter_items() if i.id == "base_simple_0")
+    gt = tmp_path / "gt.jsonl"
+    write_perfect_outputs(dataset, gt, shape="calls")
+    line = next(json.loads(x) for x in gt.read_text().splitlines() if item.id in x)
+    line["finish_reason"] = "length"
+    outputs = tmp_path / "outputs.jsonl"
+    outputs.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    result = run_cli("score", str(outputs), "--out", str(tmp_path / "s"), "--missing", "skip")
+    assert result.exit_code == 0, result.output
+    (record,) = read_scores(tmp_path / "s" / "scores.jsonl")
+    assert record["valid"] is True

@@ -33,6 +33,7 @@ from tfce_eval.errors import DataError, HarnessError, TfceError
 from tfce_eval.model import CATEGORY_ORDER, DecodeResult, ErrorCode, Item, ScoreRecord, Verdict
 from tfce_eval.schema.wire import name_map
 from tfce_eval.scoring.keeper import Keeper
+from tfce_eval.scoring.noticed import Noticed, cut_before_any_call
 from tfce_eval.scoring.options import CheckMode, MissingMode, ScoreOptions
 from tfce_eval.scoring.outputs import (
     OutputsIndex,
@@ -197,7 +198,7 @@ def _score_one(
     executor: Executor | None,
     usage: UsageStats,
     renames: Renames,
-    unwinnable: list[str],
+    noticed: Noticed,
 ) -> ScoreRecord:
     checked = None
     if item.id not in index.offsets:
@@ -211,13 +212,17 @@ def _score_one(
             decoded = DecodeResult(calls=None, error=str(record["error"]))
         else:
             decoded = decode_output(record, name_map=renames.of(item), item_id=item.id)
+            if not decoded.calls and decoded.calls is not None:
+                decoded = cut_before_any_call(record, decoded)
+                if decoded.calls is None:
+                    noticed.cut.append(item.id)
             ast = check_item(item, decoded, options.policy)
             checked = decoded
             # A wrong answer to an item that even its ground truth fails is a dataset
             # problem worth saying (right answers prove the item can be answered).
             truth = truth_as_answer(item) if not ast.valid and item.expected else None
             if truth is not None and not check_item(item, truth, options.policy).valid:
-                unwinnable.append(item.id)
+                noticed.unwinnable.append(item.id)
     exec_verdict = _exec_check(executor, item, decoded, ast)
     return _combine(item, ast, exec_verdict, options.check, checked)
 
@@ -272,15 +277,13 @@ def _score_items(
     usage: UsageStats,
     out: RowSink,
     keeper: Keeper,
-    unwinnable: list[str],
+    noticed: Noticed,
 ) -> None:
     renames = Renames()
     with index.reader() as read:
         for item in items:
             try:
-                scored = _score_one(
-                    item, index, read, options, executor, usage, renames, unwinnable
-                )
+                scored = _score_one(item, index, read, options, executor, usage, renames, noticed)
             except TfceError:
                 raise  # bad input (DataError) or a HarnessError that already names the item
             except Exception as exc:  # a bug here must stop the score, never be scored
@@ -366,9 +369,9 @@ def score_outputs(
         executor = _open_executor(stack, dataset, options)
         stage = None if run_dir is None else stack.enter_context(Staging(run_dir.path))
         out: RowSink = _Discard() if stage is None else stage.lines(SCORES)
-        unwinnable: list[str] = []  # ids of items whose own ground truth fails
+        noticed = Noticed()
         items = dataset.iter_items(ids=set(in_scope))
-        _score_items(items, index, options, executor, usage, out, keeper, unwinnable)
+        _score_items(items, index, options, executor, usage, out, keeper, noticed)
         records = keeper.records
         extra: dict[str, Any] = dict(options.to_json())
         extra["dataset"] = {
@@ -393,13 +396,7 @@ def score_outputs(
                 f"(a dataset problem, not the model's; {first_ids(not_judged)}); "
                 f"`tfce-eval validate` lists {'it' if len(not_judged) == 1 else 'them'}"
             )
-        if unwinnable:
-            warnings.append(
-                f"{counted(len(unwinnable), 'item', 'items')} cannot be answered right under "
-                "these options: the ground truth fails its own check (a dataset problem, "
-                f"counted against the model as BFCL counts it; {first_ids(unwinnable)}); "
-                "`tfce-eval validate` lists what is wrong in the data"
-            )
+        warnings += noticed.warnings()
         if stage is not None:
             stage.text(SUMMARY, dumps_strict(summary, indent=2) + "\n")
             stage.commit(stale=(REPORT_MD, REPORT_HTML))
