@@ -464,3 +464,26 @@ def test_a_call_that_finished_before_the_cut_is_scored(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     (record,) = read_scores(tmp_path / "s" / "scores.jsonl")
     assert record["valid"] is True
+
+
+def test_calls_in_openais_parallel_wrapper_are_the_calls_it_wraps(tmp_path: Path) -> None:
+    dataset = load_dataset()
+    gt = write_perfect_outputs(dataset, tmp_path / "gt.jsonl", shape="calls")
+    lines = [json.loads(x) for x in gt.read_text(encoding="utf-8").splitlines()]
+    line = next(x for x in lines if x["id"].startswith("base_parallel_") and len(x["calls"]) > 1)
+    uses = [
+        {"recipient_name": f"functions.{c['name']}", "parameters": c["arguments"]}
+        for c in line["calls"]
+    ]
+    wrapper = {"name": "multi_tool_use.parallel", "arguments": json.dumps({"tool_uses": uses})}
+    message = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": "c1", "type": "function", "function": wrapper}],
+    }
+    outputs = tmp_path / "outputs.jsonl"
+    outputs.write_text(json.dumps({"id": line["id"], "raw": message}) + "\n", encoding="utf-8")
+    result = run_cli("score", str(outputs), "--out", str(tmp_path / "s"), "--missing", "skip")
+    assert result.exit_code == 0, result.output
+    (record,) = read_scores(tmp_path / "s" / "scores.jsonl")
+    assert record["valid"] is True, record

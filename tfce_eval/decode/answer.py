@@ -74,7 +74,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any, cast
 
 from tfce_eval.decode.limits import DecodeError, DecodeLimits, clip, too_many
-from tfce_eval.decode.plain import json_like, plain_copy
+from tfce_eval.decode.plain import PARALLEL_WRAPPER, json_like, plain_copy, unwrap_parallel
 from tfce_eval.errors import HarnessError
 from tfce_eval.jsonl import json_type
 from tfce_eval.model import Call, DecodeResult
@@ -303,6 +303,12 @@ class _Decoder:
                     texts.extend(_message_texts(item.get("content")))
                     continue
                 call = self.maybe_call(item)
+                if call is not None and call.name == PARALLEL_WRAPPER:
+                    inner = unwrap_parallel(call.arguments)
+                    if inner is not None:  # the calls it wraps, each as its own
+                        calls.extend(self.named_call(name, args) for name, args in inner)
+                        native = True
+                        continue
                 if call is not None:
                     calls.append(call)
                     native = True

@@ -13,6 +13,9 @@ would have to judge: another type, a key that is not a string, an integer of mor
 bits, a number that is not finite, nesting past the limit. The caller then runs the full
 walk, which says what is wrong in its own words: the lean pass changes no verdict and no
 message, it only spares the full walk's bookkeeping for the usual answer.
+
+`unwrap_parallel` reads the calls inside `multi_tool_use.parallel`, the wrapper some OpenAI
+models leak around parallel calls (docs/decoding.md 4.2).
 """
 
 from __future__ import annotations
@@ -118,3 +121,23 @@ def json_like(
         spend(len(value), 0)
         return [json_like(item, depth + 1, where, max_depth, spend) for item in value]
     raise DecodeError(f"{where}: {type(value).__name__} is not a JSON value")
+
+
+#: The one call some OpenAI models wrap parallel calls in, leaked from ChatGPT's tools.
+PARALLEL_WRAPPER = "multi_tool_use.parallel"
+
+
+def unwrap_parallel(arguments: Mapping[str, Any]) -> list[tuple[object, object]] | None:
+    """The (name, arguments) of each call inside `multi_tool_use.parallel`'s arguments,
+    `{"tool_uses": [{"recipient_name": "functions.f", "parameters": {...}}, ...]}`, the
+    `functions.` prefix removed; None when they are not in that shape."""
+    uses = arguments.get("tool_uses")
+    if not isinstance(uses, list) or not uses:
+        return None
+    calls: list[tuple[object, object]] = []
+    for use in uses:
+        if not isinstance(use, Mapping) or not isinstance(use.get("recipient_name"), str):
+            return None
+        name = use["recipient_name"]
+        calls.append((name.removeprefix("functions."), use.get("parameters")))
+    return calls
