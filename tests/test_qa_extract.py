@@ -605,8 +605,12 @@ def test_options_in_full_width_forms_are_compared_as_written(
             "A) RRC_CONNECTED\nB) RRC_INACTIVE\nC) RRC_IDLE",
             Extraction(None, "lines name different labels: A, B, C"),
         ),
-        ("C) RRC_IDLE\n\nor maybe\n\nB", Extraction(None, "lines name different labels: B, C")),
+        # A line of only a label decides whatever options were quoted before it.
+        ("C) RRC_IDLE\n\nor maybe\n\nB", Extraction("B")),
         ("A) RRC_CONNECTED\nB) RRC_INACTIVE\nC) RRC_IDLE\n\nC", Extraction("C")),
+        ("Let's check each:\nA) RRC_CONNECTED\nno.\nC) RRC_IDLE\nyes.\n\nC", Extraction("C")),
+        ("Candidates:\nA) RRC_CONNECTED\nB) RRC_INACTIVE\nBoth are wrong.\n\nC", Extraction("C")),
+        ("C) RRC_IDLE\nB) RRC_INACTIVE", Extraction(None, "lines name different labels: B, C")),
         ("C) RRC_INACTIVE", Extraction(None, "no ANSWER: line and no line naming an option")),
     ],
 )
@@ -734,3 +738,25 @@ def test_score_takes_a_direct_qasper_answer_as_given(tmp_path: Path) -> None:
     assert got["q1"]["extracted"] == "\\boxed{A3 events}"
     assert got["q1"]["token_f1"] == pytest.approx(0.5)  # "boxeda3 events" vs "a3 events"
     assert got["q2"]["extracted"] == "A3 events" and got["q2"]["token_f1"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("response", "verdict"),
+    [
+        ("ANSWER: True, no exceptions.", "true"),
+        ("ANSWER: True, no doubt.", "true"),
+        ("ANSWER: Correct, no further action.", "true"),
+        ("ANSWER: False, yes really.", "false"),
+        ("ANSWER: True, and no exceptions apply.", "true"),
+    ],
+)
+def test_a_yes_or_no_that_is_no_verdict_does_not_contradict_the_leading_one(
+    response: str, verdict: str
+) -> None:
+    assert extract_answer(TF, response) == Extraction(verdict)
+    assert read_answer(TF, response.removeprefix("ANSWER: ")) == Extraction(verdict)
+
+
+def test_a_second_yes_or_no_of_its_own_still_contradicts() -> None:
+    assert extract_answer(TF, "ANSWER: True, no.").error == "both true and false after ANSWER:"
+    assert extract_answer(TF, "ANSWER: False or yes").error == ("both true and false after ANSWER:")

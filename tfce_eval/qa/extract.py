@@ -295,6 +295,9 @@ def _leading_verdict(body: str) -> Extraction | None:
     if word == "correct" and _NOT_A_VERDICT.match(body, match.end()):
         return None  # "Correct response: ..."
     second = _SECOND_VERDICT.match(body, match.end())
+    yes_no = second is not None and second.group(1).lower() in ("yes", "no")
+    if yes_no and second is not None and not _AFTER_YES_NO.match(body, second.end()):
+        second = None  # "True, no exceptions apply": no verdict of its own
     if second is not None and _POLARITY[second.group(1).lower()] != _POLARITY[word]:
         return Extraction(None, "both true and false after ANSWER:")
     return Extraction(_POLARITY[word])
@@ -322,12 +325,12 @@ def _tf_from(text: str, *, in_answer: bool) -> Extraction:
 
 def _mc_without_answer_line(item: QaItem, text: str) -> Extraction:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    # A label alone, or with its own option's text ("C) RRC_IDLE"). Lines of the second
-    # kind that name every option restate the list: no answer, but a label after them is.
-    alone = {label for line in lines if (label := label_form(item.options, line))}
-    dressed = {label for line in lines if (label := label_with_text(item.options, line))}
-    restated = len(dressed) > 1 and len(dressed) == len(item.options)
-    named = alone if restated and alone else alone | dressed
+    # A line holding only a label decides, as ever: a response that quotes options while
+    # weighing them ("A) RRC_IDLE ...") and then gives one label answers with it. Without
+    # one, a label with its own option's text ("C) RRC_IDLE") does; several name no answer.
+    named = {label for line in lines if (label := label_form(item.options, line))}
+    if not named:
+        named = {label for line in lines if (label := label_with_text(item.options, line))}
     if len(named) == 1:
         return Extraction(named.pop())
     if named:
