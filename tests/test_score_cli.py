@@ -419,6 +419,20 @@ def test_an_answer_cut_before_any_call_is_a_parse_error_not_a_refusal(tmp_path: 
         {"id": "base_irrelevance_0", "content": "Let me see whether", "finish_reason": "length"},
         {"id": "base_irrelevance_1", "raw": {"content": [thinking], "stop_reason": "max_tokens"}},
         {"id": "base_simple_0", "content": "<think>The user wants", "finish_reason": "length"},
+        # The same, as a whole completion and as an OpenAI Responses object.
+        {
+            "id": "base_irrelevance_4",
+            "raw": {"choices": [{"message": {"content": "Hm"}, "finish_reason": "length"}]},
+        },
+        {
+            "id": "base_multiple_0",
+            "raw": {
+                "object": "response",
+                "status": "incomplete",
+                "incomplete_details": {"reason": "max_output_tokens"},
+                "output": [],
+            },
+        },
         # Finished without a call: a refusal, as before.
         {"id": "base_irrelevance_2", "content": "No function fits.", "finish_reason": "stop"},
         {"id": "base_irrelevance_3", "content": "No function fits."},
@@ -434,6 +448,8 @@ def test_an_answer_cut_before_any_call_is_a_parse_error_not_a_refusal(tmp_path: 
         ("base_irrelevance_0", "length"),
         ("base_irrelevance_1", "max_tokens"),
         ("base_simple_0", "length"),
+        ("base_irrelevance_4", "length"),
+        ("base_multiple_0", "max_output_tokens"),
     ):
         assert by_id[item_id]["valid"] is False
         assert by_id[item_id]["error_type"] == "parse_error"
@@ -445,9 +461,9 @@ def test_an_answer_cut_before_any_call_is_a_parse_error_not_a_refusal(tmp_path: 
     assert by_id["base_irrelevance_3"]["valid"] is True
     said = unfold(result.stderr)
     assert (
-        "warning: 3 answers were cut at the token limit before any call and count as "
-        "parse_error (first: base_irrelevance_0, base_irrelevance_1, base_simple_0); a "
-        "larger --max-tokens lets them finish"
+        "warning: 5 answers were cut at the token limit before any call and count as "
+        "parse_error (first: base_irrelevance_0, base_irrelevance_1, base_irrelevance_4, "
+        "base_multiple_0, base_simple_0); a larger --max-tokens lets them finish"
     ) in said
 
 

@@ -19,19 +19,31 @@ from tfce_eval.scoring.outputs import first_ids
 from tfce_eval.words import counted
 
 #: The finish reasons that say the answer was cut at the token limit: OpenAI-compatible
-#: servers' `length`, Anthropic's `max_tokens` and `model_context_window_exceeded`.
-CUT_REASONS = frozenset({"length", "max_tokens", "model_context_window_exceeded"})
+#: servers' `length`, Anthropic's `max_tokens` and `model_context_window_exceeded`, the
+#: OpenAI Responses API's `max_output_tokens`.
+CUT_REASONS = frozenset(
+    {"length", "max_tokens", "model_context_window_exceeded", "max_output_tokens"}
+)
 
 
 def finish_reason(record: Mapping[str, Any]) -> object:
-    """Why the model stopped: the line's `finish_reason` (what `run` writes), else the
-    `stop_reason` or `finish_reason` of the raw message kept."""
-    reason = record.get("finish_reason")
-    if reason is None:
-        raw = record.get("raw")
-        if isinstance(raw, Mapping):
-            reason = raw.get("stop_reason", raw.get("finish_reason"))
-    return reason
+    """Why the model stopped: the line's `finish_reason` (what `run` writes), else what the
+    answer kept says, in the shapes the decoder reads (docs/decoding.md 4.2): a message's
+    `stop_reason` or `finish_reason`, a completion's first choice, a Responses object's
+    `incomplete_details`; for the line itself or its `raw`."""
+    raw = record.get("raw")
+    for holder in (record, raw) if isinstance(raw, Mapping) else (record,):
+        for key in ("finish_reason", "stop_reason"):
+            if holder.get(key) is not None:
+                return holder[key]
+        choices = holder.get("choices")
+        first = choices[0] if isinstance(choices, list) and choices else None
+        if isinstance(first, Mapping) and first.get("finish_reason") is not None:
+            return first["finish_reason"]
+        details = holder.get("incomplete_details")
+        if holder.get("status") == "incomplete" and isinstance(details, Mapping):
+            return details.get("reason")
+    return None
 
 
 def cut_before_any_call(record: Mapping[str, Any], decoded: DecodeResult) -> DecodeResult:
