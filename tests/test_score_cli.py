@@ -404,6 +404,12 @@ def test_a_scores_file_given_as_outputs_is_refused(tmp_path: Path) -> None:
     assert f"tfce-eval report {first}" in said
     assert not again.exists()
     assert (first / "summary.json").read_bytes() == kept
+    # A copy away from its summary.json: no directory to name.
+    copy = tmp_path / "copy" / "scores.jsonl"
+    copy.parent.mkdir()
+    shutil.copy(first / "scores.jsonl", copy)
+    said = unfold(run_cli("score", str(copy), "--out", str(again)).output)
+    assert "read the scores with `tfce-eval report DIR`, DIR holding its summary.json" in said
     # Outputs merely named scores.jsonl are still scored.
     named = tmp_path / "mine" / "scores.jsonl"
     named.parent.mkdir()

@@ -223,7 +223,11 @@ def _refuse_a_scored_line(obj: Mapping[str, Any], path: Path, line: int) -> None
             path=str(path),
             line=line,
             hint="give the outputs it was scored from (a run's outputs.jsonl), or read "
-            f"the scores with `tfce-eval report {shlex.quote(str(path.parent))}`",
+            + (
+                f"the scores with `tfce-eval report {shlex.quote(str(path.parent))}`"
+                if (path.parent / "summary.json").is_file()
+                else "the scores with `tfce-eval report DIR`, DIR holding its summary.json"
+            ),
         )
 
 
