@@ -193,7 +193,7 @@ def test_parse_error_no_call_and_wrong_count() -> None:
     assert verdict.error_type is ErrorCode.WRONG_COUNT
     # The count decides before any pairing; the message names both sides.
     assert verdict.error == (
-        "expected 1 call(s) (calculate_path_loss), received 2 (calculate_path_loss ×2)"
+        "expected 1 call (calculate_path_loss), received 2 (calculate_path_loss ×2)"
     )
 
 
@@ -439,7 +439,7 @@ def test_wrong_count_names_the_functions_with_their_counts() -> None:
     verdict = check_item(PARALLEL_ITEM, calls(prb(50, 30), prb(20, 15)))
     assert verdict.error_type is ErrorCode.WRONG_COUNT
     assert verdict.error == (
-        "expected 3 call(s) (compute_prb_count ×3), received 2 (compute_prb_count ×2)"
+        "expected 3 calls (compute_prb_count ×3), received 2 (compute_prb_count ×2)"
     )
     assert "matching" not in verdict.details  # the count decides; nothing is paired
 

@@ -201,3 +201,11 @@ def test_a_retrieval_dataset_without_answers_is_refused_as_run_refuses_it():
     )
     assert result.exit_code == 2
     assert "a retrieval dataset without answers" in " ".join(result.output.split())
+
+
+def test_calls_written_as_text_are_counted_in_words(dataset):
+    with FakeServer(FakeConfig(dataset, always=("text_calls",))) as srv:
+        report = diagnose("vllm/m", base_url=srv.base_url, data=DATA)
+    said = _texts(report, Level.ERROR)
+    assert re.search(r"but (1 call was|[2-9]\d* calls were) written as text: the server", said)
+    assert "call(s)" not in said

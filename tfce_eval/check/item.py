@@ -29,6 +29,7 @@ from tfce_eval.model import (
     writable,
 )
 from tfce_eval.schema.kinds import MatchOptions, kind_of
+from tfce_eval.words import counted
 
 #: How far a failed call is from its expected call, nearest first: used to name the error
 #: of an unmatched expected call after the closest candidate (docs/checking.md 5.5).
@@ -286,7 +287,7 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLI
         return Verdict(
             False,
             ErrorCode.NO_CALL,
-            f"expected {len(expected)} call(s), the model made none",
+            f"expected {counted(len(expected), 'call')}, the model made none",
         )
 
     if len(calls) != len(expected):
@@ -296,7 +297,7 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLI
             False,
             ErrorCode.WRONG_COUNT,
             writable(
-                f"expected {len(expected)} call(s) ({_names(expected)}), "
+                f"expected {counted(len(expected), 'call')} ({_names(expected)}), "
                 f"received {len(calls)} ({_names(calls)})"
             ),
         )

@@ -23,6 +23,7 @@ from tfce_eval.model import Category, Finding, Item, Level
 from tfce_eval.providers.base import ErrorKind, Mode, Provider, ProviderError, RequestOptions
 from tfce_eval.providers.registry import make_provider
 from tfce_eval.schema.wire import name_map
+from tfce_eval.words import counted
 
 
 @dataclass(frozen=True)
@@ -186,8 +187,9 @@ def _judge(provider: Provider, item: Item, raw: Mapping[str, Any]) -> list[Findi
         findings.append(
             Finding(
                 Level.ERROR,
-                f"no structured tool calls came back, but {in_text} call(s) "
-                "were written as text: the server does not parse tool calls "
+                "no structured tool calls came back, but "
+                f"{counted(in_text, 'call was', 'calls were')} written as text: the server "
+                "does not parse tool calls "
                 "for this model",
                 item_id=item.id,
                 hint=f"{hint} (or run with --mode prompt)",
