@@ -371,6 +371,7 @@ TEXTS: list[tuple[str, str, list[tuple[str, dict[str, Any]]]]] = [
     ),
     ("think-dropped", "<think>也许 [nope(a=1)]</think>\n[f(a=1)]", F1),
     ("think-close-only", "reasoning [nope(a=1)]\n</think>\n\nf(a=1)", F1),
+    ("seed-think-dropped", "<seed:think>也许 [nope(a=1)]</seed:think>\n[f(a=1)]", F1),
     ("mistral-marker", '[TOOL_CALLS][{"name": "f", "arguments": {"a": 1}}]', F1),
     ("llama-marker", '<|python_tag|>{"name": "f", "parameters": {"a": 1}}', F1),
     ("prose-then-list", "好的：[f(a=1), g(b='x')]。", FG),

@@ -1,6 +1,7 @@
 """Calls left in the text in a chat template's syntax (docs/decoding.md 4.3): each syntax read
 from a real-looking message through `tfce-eval score` and at unit level, and a marker from
-which no call can be read is a parse_error, never zero calls."""
+which no call can be read is a parse_error, never zero calls. The plain steps come first,
+and prose that only mentions a marker is read as prose."""
 
 from __future__ import annotations
 
@@ -305,6 +306,27 @@ TEXTS: list[tuple[str, str, Calls]] = [
         "<|message|>[f(a=1)]<|return|>",
         F1,
     ),
+    ("mistral-after-a-sentence", 'I will check.[TOOL_CALLS]f[ARGS]{"a": 1}', F1),
+    ("mistral-indented", '\t[TOOL_CALLS]f[ARGS]{"a": 1}', F1),
+    ("mistral-after-a-mention", 'The `[TOOL_CALLS]` token.\n[TOOL_CALLS]f[ARGS]{"a": 1}', F1),
+    (
+        "llama-second-after-a-space",
+        '<function=f>{"a": 1}</function> <function=g>{"b": "x"}</function>',
+        FG,
+    ),
+    (
+        "harmony-recipient-before-channel",
+        ' to=functions.f<|channel|>commentary json<|message|>{"a": 1}<|call|>',
+        F1,
+    ),
+    (
+        "seed-think-dropped",
+        '<seed:think>Or <function=g>{"b": "x"}</function>?</seed:think><function=f>{"a": 1}',
+        F1,
+    ),
+    # The plain steps come first: a call they find is the answer.
+    ("plain-call-first", '[f(a=1)]\n<function=g>{"b": "x"}</function>', F1),
+    ("template-call-after-failed-prose", '[g(b=\n<function=f>{"a": 1}</function>', F1),
     ("generic-tool-calls", '{"tool_calls": [{"name": "f", "arguments": {"a": 1}}]}', F1),
     ("generic-response-holds-a-call", '{"response": "[f(a=1)]"}', F1),
     (
@@ -334,6 +356,12 @@ def test_parameter_values_are_json_when_they_parse_and_strings_otherwise() -> No
         "nan": "NaN",
         "almost-json": "{not json}",
         "empty": "",
+        # JSON refused for its numbers or depth is text too.
+        "minus-infinity": "-Infinity",
+        "overflow": "1e999",
+        "long-float": "1" * 400 + ".5",
+        "huge-int": "7" * 5000,
+        "deep": "[" * 100 + "]" * 100,
     }
     expected = {
         "int": 630000,
@@ -348,6 +376,11 @@ def test_parameter_values_are_json_when_they_parse_and_strings_otherwise() -> No
         "nan": "NaN",
         "almost-json": "{not json}",
         "empty": "",
+        "minus-infinity": "-Infinity",
+        "overflow": "1e999",
+        "long-float": "1" * 400 + ".5",
+        "huge-int": "7" * 5000,
+        "deep": "[" * 100 + "]" * 100,
     }
     body = "".join(f"<parameter={k}>{v}</parameter>\n" for k, v in values.items())
     for text in (
@@ -425,7 +458,14 @@ BROKEN: list[tuple[str, str, str]] = [
         "<|channel|>commentary<|message|>{}<|call|>",
         "marker <|call|>",
     ),
-    ("unclosed-think", '<think>I will call <tool_call>{"name": "f"', "in the reasoning"),
+    ("unclosed-think", '<think>I will call it.\n<tool_call>{"name": "f"', "in the reasoning"),
+    ("unclosed-seed-think", '<seed:think>\n<function=f>{"a": 1}', "in the reasoning"),
+    (
+        "python-tag-unclosed-json",
+        '<|python_tag|>{"name": "f", "parameters": {',
+        "marker <|python_tag|> but no call could be read from it: '{' opened",
+    ),
+    ("harmony-call-token-glued", '{"a": 1}<|call|>', "marker <|call|>"),
 ]
 
 
@@ -442,6 +482,11 @@ NO_CALL: list[tuple[str, str]] = [
     ),
     ("harmony-cut-in-analysis", "<|channel|>analysis<|message|>I could call f("),
     ("angle-brackets-in-prose", "Since a < b and b > c, no function applies."),
+    ("marker-mentioned-in-unended-reasoning", "<think>should I use [TOOL_CALLS]?"),
+    ("tag-mentioned-in-unended-reasoning", '<think>I will call <tool_call>{"name": "f"'),
+    ("bare-harmony-message", "The operator <|> is nice. <|message|> hello"),
+    ("quoted-marker", 'Mistral\'s marker is "[TOOL_CALLS]". No tool applies.'),
+    ("marker-in-a-fence", '```\n[TOOL_CALLS]f[ARGS]{"a": 1}\n```\nThat is the syntax.'),
 ]
 
 
@@ -508,6 +553,13 @@ PARTIAL_MARKERS = [
     "<think><tool_call>",
     '{"response": ',
     "<|",
+    "a <function=f>",
+    "`<function=`",
+    "``x`",
+    "x<|channel|>",
+    "<<|channel|>",
+    " to=functions.f<|message|>",
+    "<seed:think>",
 ]
 
 
@@ -517,3 +569,72 @@ def test_two_megabytes_of_partial_markers_end_in_calls_or_a_parse_error(piece: s
     text = (piece * (1_990_000 // len(piece)))[:1_990_000]
     result = decode_output(text)
     assert result.calls is not None or result.error
+
+
+# --- prose that mentions a marker --------------------------------------------------------------
+
+FENCED_SIMPLE_3 = (
+    "```python\n[max_resource_blocks(bandwidth_mhz=100, scs_khz=30, frequency_range='FR1')]\n```"
+)
+JSON_PARALLEL_MULTI_0 = json.dumps([{"name": n, "arguments": a} for n, a in PARALLEL_MULTI_0])
+
+MENTIONS: dict[str, str] = {
+    "harmony-message": "In gpt-oss's Harmony format this call would follow a <|message|> token.",
+    "harmony-message-and-call": "gpt-oss writes it between <|message|> and <|call|> tokens.",
+    "harmony-header": "gpt-oss writes <|start|>assistant<|channel|>final<|message|> first.",
+    "llama-function": "Llama 3.1 writes the same call as <function=NAME>{...}.",
+    "llama-example": 'In Llama you would write <function=get_weather>{"city": "Paris"}</function>.',
+    "kimi": "Kimi wraps this in <|tool_call_begin|> tokens.",
+    "deepseek": "DeepSeek uses <｜tool▁call▁begin｜>.",
+    "mistral-inline-code": "Mistral's template prefixes calls with the `[TOOL_CALLS]` token.",
+    "mistral-example": 'In Mistral [TOOL_CALLS]get_weather{"city": "Paris"} would be a call.',
+    "python-tag": "The <|python_tag|> token marks Llama built-in tool calls.",
+    "harmony-call": "I can't do that. <|call|> is a Harmony token.",
+    "minimax": "MiniMax wraps calls in <minimax:tool_call> tags.",
+}
+
+
+@pytest.mark.parametrize("mention", list(MENTIONS))
+def test_a_marker_that_prose_mentions_changes_nothing(tmp_path: Path, mention: str) -> None:
+    """A right call followed by prose about a template stays right, and prose that only
+    mentions a marker (or describes a call in a template's syntax) is an abstention."""
+    text = MENTIONS[mention]
+    scores = _score(
+        tmp_path,
+        [
+            {"id": "base_simple_3", "raw": _message(f"{FENCED_SIMPLE_3}\n{text}")},
+            {"id": "base_parallel_multi_0", "raw": _message(f"{JSON_PARALLEL_MULTI_0}\n{text}")},
+            {"id": "base_irrelevance_0", "raw": _message(f"No function fits. {text}")},
+            {"id": "base_irrelevance_1", "raw": _message(f"{text} The answer is 42.")},
+        ],
+    )
+    for item, score in scores.items():
+        assert score["valid"], (item, score)
+
+
+@pytest.mark.parametrize(
+    "marker",
+    [
+        "<|message|>",
+        "<function=x>",
+        "[TOOL_CALLS]",
+        "<|tool_call_begin|>",
+        "<|python_tag|>",
+        "<|start|>assistant<|channel|>final<|message|>",
+        "<minimax:tool_call>",
+    ],
+)
+def test_a_marker_in_a_string_argument_is_text(tmp_path: Path, marker: str) -> None:
+    body = f"write {marker} here"
+    call = json.dumps({"name": "send_sms", "arguments": {"body": body}})
+    assert _pairs(decode_output(call)) == [("send_sms", {"body": body})]
+    glued = json.dumps({"name": "send_sms", "arguments": {"body": marker}})
+    assert _pairs(decode_output(glued)) == [("send_sms", {"body": marker})]
+    # Through score: the call is read, and judged on its value.
+    name, arguments = SIMPLE_3[0]
+    wrong = {**arguments, "frequency_range": f"FR1 {marker}"}
+    scores = _score(
+        tmp_path,
+        [{"id": "base_simple_3", "raw": _message(json.dumps({"name": name, "arguments": wrong}))}],
+    )
+    assert scores["base_simple_3"]["error_type"] == "value_error", scores["base_simple_3"]

@@ -20,12 +20,9 @@ model text.
 - text (see below).
 
 Text answers. `<think>...</think>` reasoning (everything before the last `</think>`, or
-after an unclosed `<think>`) is dropped first. Then, in this order:
+after an unclosed `<think>`; `<seed:think>` too; gpt-oss's analysis channel) is dropped
+first. Then, with the `[TOOL_CALLS]` / `<|python_tag|>` markers removed, in this order:
 
-0. A chat template's syntax, left in the text when a server's tool-call parser is off or
-   fails (`templates`: Mistral's `[TOOL_CALLS]f[ARGS]{...}`, Llama's `<function=f>`,
-   MiniMax, Kimi-K2, DeepSeek, gpt-oss's Harmony); otherwise the `[TOOL_CALLS]` /
-   `<|python_tag|>` markers are removed.
 1. `<tool_call>` (or `<seed:tool_call>`) tags: each body must be one JSON call, Python call
    syntax, or Qwen3-Coder's or GLM's XML; all the tags together are the answer.
 2. Code fences (```, with or without a language; an unclosed fence runs to the end): each
@@ -42,6 +39,11 @@ after an unclosed `<think>`) is dropped first. Then, in this order:
    "调用如下："); a line that is a call or a JSON object (a list marker before and
    punctuation after are allowed); inline `code` that is a call. In prose only ASCII function
    names count, and JSON that is not call-shaped is data, not an error.
+5. Only when 1 to 4 find no call: a chat template's syntax, left in the text when a
+   server's tool-call parser is off or fails (`templates`: Mistral's
+   `[TOOL_CALLS]f[ARGS]{...}`, Llama's `<function=f>`, MiniMax, Kimi-K2, DeepSeek,
+   gpt-oss's Harmony), read from markers in a template's position only (not in code, not
+   after a space in mid-sentence: prose that mentions a marker is not a call).
 
 The Chinese-prose rule: parentheses in prose never make a call by themselves.
 "我无法计算（需要更多信息）" (full-width) is not Python at all. "我无法计算(需要更多信息)"
@@ -50,9 +52,9 @@ keyword call or sits in a code fence or tag: as a whole answer that fails to par
 prose, it is prose (zero calls); in a fence it is a parse_error (positional argument). An
 answer that begins with an ASCII call head (`f(`, `[f(`) or with JSON and fails to parse is a
 parse_error, as is any delimited call in prose that fails. Prose with no call attempt is zero
-calls. A known tool-call marker from which no call is read is a parse_error naming it, never
-zero calls, and so is a marker in reasoning when the answer has no text (calls are never
-taken from reasoning).
+calls. A known tool-call marker in a template's position from which no call is read is a
+parse_error naming it, never zero calls, and so is a marker in reasoning when the answer has
+no text (calls are never taken from reasoning).
 
 Limits (`DecodeLimits`): a text or argument string longer than `max_chars` is refused before
 anything else, and a structured answer holds at most `max_chars` characters (strings, keys

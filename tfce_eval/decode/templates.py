@@ -6,32 +6,38 @@ as the chat template writes them: Mistral's `[TOOL_CALLS]name[ARGS]{...}`, Llama
 DeepSeek's special tokens, gpt-oss's Harmony messages. `read` cuts such text into raw calls
 (a name and the arguments as written) in time linear in the length of the text; nothing
 here parses JSON, `text.TextDecoder` does that behind its bounds.
+A marker counts only where a template puts it (`textparts.Places`), never where prose
+mentions it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from tfce_eval.decode.brackets import BracketError, match_end
 from tfce_eval.decode.limits import DecodeError, DecodeLimits, clip, too_many
-from tfce_eval.decode.textparts import fenced_blocks, tag_bodies
+from tfce_eval.decode.textparts import TAGS, Places, fenced_blocks, tag_bodies
 
 MISTRAL = "[TOOL_CALLS]"
 FUNCTION = "<function="
+_PYTHON_TAG = "<|python_tag|>"
 _KIMI_SECTIONS = ("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>")
 _KIMI = ("<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>")
 _DEEPSEEK_SECTION = "<｜tool▁calls▁begin｜>"
 _DEEPSEEK = ("<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>")
 _MINIMAX = ("<minimax:tool_call>", "</minimax:tool_call>")
+_TAG_MARKERS = tuple(opener for opener, _ in TAGS)
 _HARMONY_MESSAGE = "<|message|>"
 _HARMONY_CALL = "<|call|>"
-#: Every marker that opens calls written as text, `[TOOL_CALLS]` aside: all begin with "<".
-_ANGLE_MARKERS = (
-    "<tool_call>",
-    "<seed:tool_call>",
+#: What begins a Harmony message's header: a bare `<|message|>` is not Harmony.
+_HARMONY_HEADS = ("<|start|>", "<|channel|>", "to=functions.")
+#: Every marker that opens calls written as text, in the order they are reported.
+_MARKERS = (
+    MISTRAL,
+    *_TAG_MARKERS,
     _MINIMAX[0],
     FUNCTION,
     *_KIMI_SECTIONS,
@@ -39,7 +45,7 @@ _ANGLE_MARKERS = (
     _DEEPSEEK_SECTION,
     _DEEPSEEK[0],
     _HARMONY_CALL,
-    "<|python_tag|>",
+    _PYTHON_TAG,
 )
 #: Longest function or parameter name read before its closing ">".
 _MAX_NAME = 200
@@ -66,23 +72,24 @@ class RawCall:
 
 @dataclass(frozen=True)
 class Template:
-    """The calls read from one template syntax; `rest` is text to read as the answer when
-    there are none (what a Harmony answer says outside its analysis channel)."""
+    """What the markers in a template's position hold: the marker the syntax was found by,
+    the calls read from it (none when nothing could be read), and, for a Harmony answer
+    with no call, the text its channels other than analysis say."""
 
-    calls: tuple[RawCall, ...]
+    marker: str
+    calls: tuple[RawCall, ...] = ()
     rest: str | None = None
 
 
 def marker_in(text: str) -> str | None:
-    """The first known tool-call marker the text holds, or None (a scan only when a
-    marker's first character is there)."""
-    if MISTRAL in text:
-        return MISTRAL
-    if "<" in text:
-        piped = "<|" in text  # most markers begin so: one search rules them out
-        for marker in _ANGLE_MARKERS:
-            if (piped or not marker.startswith("<|")) and marker in text:
-                return marker
+    """The first known tool-call marker the text holds in a template's position, or None
+    (a scan only when a marker's first character is there)."""
+    if MISTRAL not in text and "<" not in text:
+        return None
+    places = Places(text)
+    for marker in _MARKERS:
+        if marker in text and places.first(marker) >= 0:
+            return marker
     return None
 
 
@@ -101,40 +108,60 @@ def refuse_reasoning_calls(message: Mapping[str, Any]) -> None:
             )
 
 
+def drop_analysis(text: str) -> str:
+    """A Harmony answer without the messages of its analysis channel, which are reasoning;
+    any other text as it is."""
+    start = _harmony_start(text, Places(text)) if "<|" in text else -1
+    if start < 0:
+        return text
+    kept = [text[:start]]
+    for message in _harmony_messages(text, start):
+        if message.recipient is not None or message.channel != "analysis":
+            kept.append(text[message.start : message.end])
+    return "".join(kept)
+
+
 def read(text: str, limits: DecodeLimits) -> Template | None:
-    """The calls of the template syntax the text is written in, or None when it is in none
-    of those read here (`<tool_call>` tags and the other text forms are `text`'s business).
+    """The calls of the template syntax whose markers the text holds in a template's
+    position, read from the first such marker on, or None when it holds none.
 
     Each syntax is looked for only when the first characters of its markers are there, so
     that an ordinary answer costs a few searches.
     """
     if "<" not in text and MISTRAL not in text:
         return None
+    places = Places(text)
     reader = _Reader(limits)
     if "<|" in text:
-        if _KIMI[0] in text or any(marker in text for marker in _KIMI_SECTIONS):
-            reader.delimited(text, _KIMI, "<|tool_calls_section_end|>")
-            return Template(tuple(reader.found))
-        if _HARMONY_MESSAGE in text:
-            rest = reader.harmony(text)
-            if not reader.found and _HARMONY_CALL in text:
-                raise DecodeError(
-                    f"the answer holds the tool-call marker {_HARMONY_CALL} but no call could "
-                    f"be read from it"
-                )
-            return Template(tuple(reader.found), None if reader.found else rest)
-    if "<｜" in text and (_DEEPSEEK[0] in text or _DEEPSEEK_SECTION in text):
-        reader.delimited(text, _DEEPSEEK, "<｜tool▁calls▁end｜>")
-        return Template(tuple(reader.found))
-    if _MINIMAX[0] in text:
-        reader.minimax(text)
-        return Template(tuple(reader.found))
-    if MISTRAL in text and reader.mistral(text):
-        return Template(tuple(reader.found))
-    if FUNCTION in text and "<tool_call>" not in text and "<seed:tool_call>" not in text:
-        reader.functions(text, FUNCTION)
-        return Template(tuple(reader.found))
-    return None
+        if (kimi := places.first_of((_KIMI[0], *_KIMI_SECTIONS))) is not None:
+            reader.delimited(text[kimi[0] :], _KIMI, "<|tool_calls_section_end|>")
+            return Template(kimi[1], tuple(reader.found))
+        if (start := _harmony_start(text, places)) >= 0:
+            rest = reader.harmony(text, start)
+            if reader.found:
+                return Template(_HARMONY_CALL, tuple(reader.found))
+            if places.first(_HARMONY_CALL, start) >= 0:
+                return Template(_HARMONY_CALL)
+            return Template(_HARMONY_CALL, rest=rest)
+    if "<｜" in text and (deepseek := places.first_of((_DEEPSEEK[0], _DEEPSEEK_SECTION))):
+        reader.delimited(text[deepseek[0] :], _DEEPSEEK, "<｜tool▁calls▁end｜>")
+        return Template(deepseek[1], tuple(reader.found))
+    if _MINIMAX[0] in text and (minimax := places.first(_MINIMAX[0])) >= 0:
+        reader.minimax(text[minimax:])
+        return Template(_MINIMAX[0], tuple(reader.found))
+    mistral = places.first(MISTRAL) if MISTRAL in text else -1
+    if mistral >= 0 and reader.mistral(text[mistral:]):
+        return Template(MISTRAL, tuple(reader.found))
+    function = places.first(FUNCTION) if FUNCTION in text else -1
+    if function >= 0 and not any(tag in text for tag in _TAG_MARKERS):
+        reader.functions(text[function:], FUNCTION)
+        return Template(FUNCTION, tuple(reader.found))
+    # Markers whose calls the plain steps read (`<tool_call>`, `<|python_tag|>`, the older
+    # `[TOOL_CALLS] [...]`): here only to say that nothing could be read from them.
+    if mistral >= 0:
+        return Template(MISTRAL)
+    other = places.first_of((*_TAG_MARKERS, _PYTHON_TAG, _HARMONY_CALL))
+    return None if other is None else Template(other[1])
 
 
 def tag_calls(body: str, where: str, limits: DecodeLimits) -> list[RawCall] | None:
@@ -152,6 +179,52 @@ def tag_calls(body: str, where: str, limits: DecodeLimits) -> list[RawCall] | No
     else:
         return None
     return reader.found
+
+
+def _harmony_start(text: str, places: Places) -> int:
+    """Where a Harmony answer begins: its first header in a template's position, when a
+    `<|message|>` follows it; -1 for text that is not one."""
+    head = places.first_of(_HARMONY_HEADS)
+    if head is None or text.find(_HARMONY_MESSAGE, head[0]) < 0:
+        return -1
+    return head[0]
+
+
+@dataclass(frozen=True)
+class _Message:
+    """One Harmony message: where it starts and ends (its closing token included), its
+    recipient and channel, and its body."""
+
+    start: int
+    end: int
+    recipient: str | None
+    channel: str | None
+    body: str
+
+
+def _harmony_messages(text: str, start: int) -> Iterator[_Message]:
+    """The messages from `start` on. A message ends at <|end|>, <|call|> or <|return|>;
+    <|start|>, <|channel|> and <|message|> begin the next one, so no body holds a
+    <|message|>. Each search starts past the last token found: the scan is linear."""
+    position = start
+    while (opened := text.find(_HARMONY_MESSAGE, position)) >= 0:
+        header = text[position:opened]
+        body_start = opened + len(_HARMONY_MESSAGE)
+        token = _HARMONY_END.search(text, body_start)
+        token_end = token.start() if token else len(text)
+        end = token.end() if token and token.group() in _HARMONY_CLOSERS else token_end
+        recipient = _HARMONY_TO.search(header)
+        channel = _HARMONY_CHANNEL.search(header)
+        yield _Message(
+            position,
+            end,
+            None if recipient is None else recipient.group(1),
+            None if channel is None else channel.group(1),
+            text[body_start:token_end],
+        )
+        if token is None:
+            return
+        position = end
 
 
 def _kimi_name(head: str) -> str:
@@ -294,30 +367,16 @@ class _Reader:
                 arguments = blocks[0].text if blocks else fenced
             self.add(where, name.strip(), _json_object(arguments, self.limits.max_depth))
 
-    def harmony(self, text: str) -> str:
+    def harmony(self, text: str, start: int) -> str:
         """gpt-oss's messages: `<|channel|>commentary to=functions.NAME <|constrain|>json
         <|message|>{...}<|call|>` is a call; the analysis channel is reasoning; what the
         other channels say is returned as the answer's text."""
         said: list[str] = []
-        position = 0
-        while (opened := text.find(_HARMONY_MESSAGE, position)) >= 0:
-            header = text[position:opened]
-            body_start = opened + len(_HARMONY_MESSAGE)
-            # Each search starts past the last token found, so the scan stays linear.
-            token = _HARMONY_END.search(text, body_start)
-            token_end = token.start() if token else len(text)
-            body = text[body_start:token_end]
-            recipient = _HARMONY_TO.search(header)
-            channel = _HARMONY_CHANNEL.search(header)
-            if recipient is not None:
-                name = recipient.group(1).removeprefix("functions.")
-                where = self.where(f"to={clip(recipient.group(1))}")
-                self.add(where, name, _json_object(body, self.limits.max_depth))
-            elif channel is None or channel.group(1) != "analysis":
-                said.append(body)
-            if token is None:
-                break
-            # A message ends at <|end|>, <|call|> or <|return|>; <|start|>, <|channel|> and
-            # <|message|> begin the next one, so no body holds a <|message|>.
-            position = token.end() if token.group() in _HARMONY_CLOSERS else token_end
+        for message in _harmony_messages(text, start):
+            if message.recipient is not None:
+                name = message.recipient.removeprefix("functions.")
+                where = self.where(f"to={clip(message.recipient)}")
+                self.add(where, name, _json_object(message.body, self.limits.max_depth))
+            elif message.channel != "analysis":
+                said.append(message.body)
         return "\n".join(said)

@@ -8,6 +8,7 @@ structure decoder passed in as `call_of`.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -69,6 +70,17 @@ def load_json(text: str, where: str, limits: DecodeLimits) -> Any:
         raise DecodeError(f"{where} is not valid JSON: {exc}") from None
 
 
+def _finite(value: Any) -> bool:
+    """False when a number in the JSON value is not finite (`1e999` parses as inf)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(item) for item in value.values())
+    if isinstance(value, list):
+        return all(_finite(item) for item in value)
+    return True
+
+
 class TextDecoder:
     """Reads one text answer; `call_of` turns a JSON object into a call or None."""
 
@@ -79,22 +91,32 @@ class TextDecoder:
         self.call_of = call_of
 
     def text(self, text: str) -> list[Call]:
+        """Reasoning dropped, the plain steps (4.3, steps 1 to 4), then the template syntaxes
+        (step 5) when those find no call: a marker in a template's position from which no
+        call is read is a parse_error, a marker that prose mentions is nothing."""
         check_size(text, "answer", self.limits)
         text, unended = textparts.split_reasoning(text)
-        found = templates.read(text, self.limits)
-        if found is not None and found.calls:
-            return [self.raw_call(raw) for raw in found.calls]
-        if found is not None and found.rest is not None:
-            return self.text(found.rest)  # a Harmony answer with no call: what it says
-        calls = self.plain(textparts.strip_markers(text)) if found is None else []
+        text = templates.drop_analysis(text)
+        calls, failure = self.plain_first(text)
         if calls:
             return calls
-        # A marker with no call read from it is a harness failure, never zero calls.
-        marker = templates.marker_in(text)
-        if marker is not None:
-            raise DecodeError(
-                f"the answer holds the tool-call marker {marker} but no call could be read from it"
-            )
+        found = templates.read(text, self.limits)
+        if found is not None:
+            if found.calls:
+                return [self.raw_call(raw) for raw in found.calls]
+            if found.rest is not None:  # a Harmony answer with no call: what it says
+                calls = self.text(found.rest)
+                if calls or failure is None:
+                    return calls
+            elif failure is None or found.marker not in str(failure):
+                # A marker with no call read from it is a harness failure, never zero calls.
+                detail = "" if failure is None else f": {failure}"
+                raise DecodeError(
+                    f"the answer holds the tool-call marker {found.marker} but no call "
+                    f"could be read from it{detail}"
+                )
+        if failure is not None:
+            raise failure
         if unended and (marker := templates.marker_in(unended)) is not None:
             raise DecodeError(
                 f"the tool-call marker {marker} is in reasoning that never ends (<think> "
@@ -102,6 +124,22 @@ class TextDecoder:
                 f"taken from reasoning"
             )
         return calls
+
+    def plain_first(self, text: str) -> tuple[list[Call], DecodeError | None]:
+        """The plain steps' calls, or their failure, with `[TOOL_CALLS]` and `<|python_tag|>`
+        removed; when that fails, the text as written is read too, as the markers may be in
+        a string argument (`{"name": "f", "arguments": {"s": "[TOOL_CALLS]"}}`)."""
+        stripped = textparts.strip_markers(text)
+        try:
+            return self.plain(stripped), None
+        except DecodeError as exc:
+            if stripped == text:
+                return [], exc
+            failure = exc
+        try:
+            return self.plain(text), failure
+        except DecodeError:
+            return [], failure
 
     def plain(self, text: str) -> list[Call]:
         """Tags, fences, whole-answer JSON or Python, calls in prose (4.3, steps 1 to 4)."""
@@ -171,14 +209,17 @@ class TextDecoder:
     def parameter(self, value: str, where: str) -> Any:
         """A parameter value written as text: JSON when it parses as JSON (a number,
         true/false, null, an object, a list, a quoted string), else the text itself with
-        the line breaks around it removed."""
+        the line breaks around it removed. JSON refused for its size, depth or numbers
+        (`-Infinity`, `1e999`, an integer of 5000 digits) is text too."""
         value = value.strip("\r\n")
         stripped = value.strip()
         if stripped[:1] in _JSON_FIRST:
             try:
-                return load_json(stripped, where, self.limits)
-            except _JsonSyntaxError:
-                pass
+                parsed = load_json(stripped, where, self.limits)
+            except DecodeError:
+                return value
+            if _finite(parsed):
+                return parsed
         return value
 
     def block(self, text: str, where: str | None) -> list[Call]:
