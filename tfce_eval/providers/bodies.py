@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import contextlib
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tfce_eval.providers.base import MAX_BODY_BYTES, ResponseTooLarge
+
+E = TypeVar("E", bound=BaseException)
 
 if TYPE_CHECKING:
     import httpx2
@@ -58,13 +60,15 @@ def http_client(sdk: ModuleType) -> Any:
     return sdk.DefaultAsyncHttpxClient(event_hooks={"response": [read_error_body]})
 
 
-def too_large(exc: BaseException) -> ResponseTooLarge | None:
-    """The ResponseTooLarge behind `exc`, if any: raised in the HTTP client's hook, it
-    comes out of the Anthropic SDK wrapped in its connection error, of OpenAI's as is."""
+def in_chain(exc: BaseException, kind: type[E]) -> E | None:
+    """The first exception of `kind` in `exc`'s chain of causes and contexts, or None: the
+    SDKs wrap what went wrong several layers deep (a refused connection, the
+    ResponseTooLarge raised in the HTTP client's hook, which Anthropic's SDK wraps in its
+    connection error and OpenAI's does not)."""
     seen: set[int] = set()
     node: BaseException | None = exc
     while node is not None and id(node) not in seen:
-        if isinstance(node, ResponseTooLarge):
+        if isinstance(node, kind):
             return node
         seen.add(id(node))
         node = node.__cause__ or node.__context__

@@ -29,10 +29,11 @@ from tfce_eval.providers.base import (
     RequestOptions,
     RequestTimeout,
     Response,
+    ResponseTooLarge,
     Usage,
     nesting_depth,
 )
-from tfce_eval.providers.bodies import bounded_body, http_client, too_large
+from tfce_eval.providers.bodies import bounded_body, http_client, in_chain
 from tfce_eval.providers.prompting import question_messages, system_prompt
 from tfce_eval.providers.secrets import (
     answer_forms,
@@ -46,18 +47,6 @@ from tfce_eval.providers.secrets import (
 from tfce_eval.providers.spec import PLACEHOLDER_KEY, ProviderSpec
 from tfce_eval.providers.status import ServerContext, classify_status, readable
 from tfce_eval.schema.wire import WireTool
-
-
-def _refused(exc: BaseException) -> bool:
-    """Whether a connection error was a refusal (the SDKs wrap it several layers deep)."""
-    seen: set[int] = set()
-    node: BaseException | None = exc
-    while node is not None and id(node) not in seen:
-        if isinstance(node, ConnectionRefusedError):
-            return True
-        seen.add(id(node))
-        node = node.__cause__ or node.__context__
-    return False
 
 
 def _count(value: object) -> int | None:
@@ -308,7 +297,9 @@ class SdkProvider(Provider):
         )
 
     def _classify(self, sdk: ModuleType, exc: BaseException) -> ProviderError:
-        large = too_large(exc)  # an answer's body past the bound, or an error status's
+        large = in_chain(
+            exc, ResponseTooLarge
+        )  # an answer's body past the bound, or an error status's
         if large is not None:
             # Never retried, whatever the status: a server that sent a body past the bound
             # will again (each try fetching up to the bound for nothing), and the words the
@@ -322,7 +313,7 @@ class SdkProvider(Provider):
                 ErrorKind.RETRYABLE, f"no answer within {self.timeout_s:g} s (--timeout)"
             )
         if isinstance(exc, sdk.APIConnectionError):
-            if _refused(exc):
+            if in_chain(exc, ConnectionRefusedError) is not None:
                 return ProviderError(
                     ErrorKind.RETRYABLE,
                     f"connection to {self.base_url} refused: nothing is listening there",
