@@ -759,4 +759,5 @@ def test_a_yes_or_no_that_is_no_verdict_does_not_contradict_the_leading_one(
 
 def test_a_second_yes_or_no_of_its_own_still_contradicts() -> None:
     assert extract_answer(TF, "ANSWER: True, no.").error == "both true and false after ANSWER:"
+    assert extract_answer(TF, "ANSWER: True or no?").error == "both true and false after ANSWER:"
     assert extract_answer(TF, "ANSWER: False or yes").error == ("both true and false after ANSWER:")

@@ -428,7 +428,7 @@ def test_an_answer_cut_before_any_call_is_a_parse_error_not_a_refusal(tmp_path: 
         # The same, as a whole completion and as an OpenAI Responses object.
         {
             "id": "base_irrelevance_4",
-            "raw": {"choices": [{"message": {"content": "Hm"}, "finish_reason": "length"}]},
+            "result": {"choices": [{"message": {"content": "Hm"}, "finish_reason": "length"}]},
         },
         {
             "id": "base_multiple_0",

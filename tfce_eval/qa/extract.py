@@ -106,7 +106,7 @@ _SECOND_VERDICT = re.compile(
     re.IGNORECASE,
 )
 # What may follow a leading yes or no: "No." "No, ..." "No - ..."; not "No exception ...".
-_AFTER_YES_NO = re.compile(r"\s*(?:[.,;:!(\u2013\u2014-]|$)")
+_AFTER_YES_NO = re.compile(r"\s*(?:[.,;:!?(\u2013\u2014-]|$)")
 # A verdict hedged by the word before it: "partly true", "mostly false", "half-true".
 _HEDGE = re.compile(
     r"\b(partially|partly|mostly|half|largely|somewhat|mainly|nearly|almost)[\s-]+$",

@@ -26,13 +26,17 @@ CUT_REASONS = frozenset(
 )
 
 
+#: The keys of an outputs line that hold the answer as an object (docs/decoding.md 4.2).
+_HOLDERS = ("raw", "result", "message", "response", "output")
+
+
 def finish_reason(record: Mapping[str, Any]) -> object:
     """Why the model stopped: the line's `finish_reason` (what `run` writes), else what the
     answer kept says, in the shapes the decoder reads (docs/decoding.md 4.2): a message's
     `stop_reason` or `finish_reason`, a completion's first choice, a Responses object's
-    `incomplete_details`; for the line itself or its `raw`."""
-    raw = record.get("raw")
-    for holder in (record, raw) if isinstance(raw, Mapping) else (record,):
+    `incomplete_details`; for the line itself or the answer object it holds."""
+    held = (record.get(key) for key in _HOLDERS)
+    for holder in (record, *(h for h in held if isinstance(h, Mapping))):
         for key in ("finish_reason", "stop_reason"):
             if holder.get(key) is not None:
                 return holder[key]
