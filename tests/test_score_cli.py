@@ -503,9 +503,17 @@ def test_calls_in_openais_parallel_wrapper_are_the_calls_it_wraps(tmp_path: Path
         "content": None,
         "tool_calls": [{"id": "c1", "type": "function", "function": wrapper}],
     }
-    outputs = tmp_path / "outputs.jsonl"
-    outputs.write_text(json.dumps({"id": line["id"], "raw": message}) + "\n", encoding="utf-8")
-    result = run_cli("score", str(outputs), "--out", str(tmp_path / "s"), "--missing", "skip")
-    assert result.exit_code == 0, result.output
-    (record,) = read_scores(tmp_path / "s" / "scores.jsonl")
-    assert record["valid"] is True, record
+    as_text = json.dumps({"name": wrapper["name"], "arguments": {"tool_uses": uses}})
+    for answer in (
+        {"raw": message},  # a tool call of the message
+        {"calls": [{**wrapper, "arguments": {"tool_uses": uses}}]},  # a plain call
+        {"content": f"<tool_call>{as_text}</tool_call>"},  # text, in a tag
+        {"content": as_text},  # text, as JSON
+    ):
+        outputs = tmp_path / "outputs.jsonl"
+        outputs.write_text(json.dumps({"id": line["id"], **answer}) + "\n", encoding="utf-8")
+        out = tmp_path / "s"
+        result = run_cli("score", str(outputs), "--out", str(out), "--missing", "skip")
+        assert result.exit_code == 0, result.output
+        (record,) = read_scores(out / "scores.jsonl")
+        assert record["valid"] is True, (answer, record)

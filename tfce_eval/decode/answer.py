@@ -125,7 +125,10 @@ def decode_output(
     a parse_error. The message names the item (`item_id`, else the record's "id").
     """
     try:
-        calls = _Decoder(limits).value(value, 0)
+        decoder = _Decoder(limits)
+        calls = decoder.value(value, 0)
+        if any(c.name == PARALLEL_WRAPPER for c in calls):
+            calls = decoder.unwrapped(calls)
     except DecodeError as exc:
         return DecodeResult(calls=None, error=clip(str(exc), _MAX_ERROR))
     except RecursionError:
@@ -305,12 +308,6 @@ class _Decoder:
                     texts.extend(_message_texts(item.get("content")))
                     continue
                 call = self.maybe_call(item)
-                if call is not None and call.name == PARALLEL_WRAPPER:
-                    inner = unwrap_parallel(call.arguments)
-                    if inner is not None:  # the calls it wraps, each as its own
-                        calls.extend(self.named_call(name, args) for name, args in inner)
-                        native = True
-                        continue
                 if call is not None:
                     calls.append(call)
                     native = True
@@ -324,6 +321,18 @@ class _Decoder:
         if native:
             return calls
         return self.texts.text("\n".join(texts)) if texts else []
+
+    def unwrapped(self, calls: list[Call]) -> list[Call]:
+        """`calls` with each `multi_tool_use.parallel` wrapper replaced by the calls it wraps,
+        in whatever form the answer came (a tool call, JSON text, a tag)."""
+        out: list[Call] = []
+        for call in calls:
+            inner = unwrap_parallel(call.arguments) if call.name == PARALLEL_WRAPPER else None
+            if inner is None:
+                out.append(call)
+            else:
+                out.extend(self.named_call(name, args) for name, args in inner)
+        return out
 
     def maybe_call(self, d: Mapping[str, Any]) -> Call | None:
         """The call a dict holds, or None when it has no call shape."""
