@@ -315,3 +315,28 @@ def test_a_qa_or_retrieval_directory_without_its_summary_is_told_apart(
     result = CliRunner().invoke(main, ["report", str(scored)])
     assert result.exit_code == 0, result.output
     assert result.output.startswith("QA report: qa")
+
+
+def test_failures_list_only_categories_with_failures(tmp_path: Path) -> None:
+    from gt_outputs import write_perfect_outputs
+
+    from tfce_eval.cli import main
+    from tfce_eval.dataset.load import load_dataset
+
+    gt = write_perfect_outputs(load_dataset(), tmp_path / "gt.jsonl", shape="calls")
+    right = [x for x in gt.read_text(encoding="utf-8").splitlines() if "base_parallel_0" in x]
+    wrong = json.dumps({"id": "base_simple_0", "content": "I cannot help."})
+    for name, lines in (("mixed", [*right, wrong]), ("right", right)):
+        outputs = tmp_path / f"{name}.jsonl"
+        outputs.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        args = ["score", str(outputs), "--missing", "skip", "--out", str(tmp_path / name)]
+        assert CliRunner().invoke(main, args).exit_code == 0
+    code, out, err = invoke(tmp_path / "mixed", "--failures", "3")
+    assert code == 0, err
+    failures = out.partition("Failures (up to 3 per category)\n")[2]
+    assert failures.startswith("simple: 1 of 1 failing item\n"), failures
+    assert "parallel:" not in failures  # its one item is right: nothing to list
+    for fmt in ("table", "md"):
+        code, out, err = invoke(tmp_path / "right", "--failures", "3", "--format", fmt)
+        assert code == 0, err
+        assert out.rstrip().endswith(("No item failed.", "_No item failed._")), out

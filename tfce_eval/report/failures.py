@@ -110,7 +110,11 @@ def outline(
             out.append(Line(Piece.RUN, names[i] if names else run.run))
         if run.note:
             out.append(Line(Piece.NOTE, f"Questions: {run.note}"))
+        if not any(cat.failing for cat in run.categories):
+            out.append(Line(Piece.NOTE, "No item failed."))
         for cat in run.categories:
+            if not cat.failing:
+                continue  # a category every item got right has nothing to list
             heading = f"{cat.category}: {of_failing(len(cat.shown), cat.failing)}"
             out.append(Line(Piece.CATEGORY, heading))
             out.extend(Line(Piece.ITEM, f.id, f) for f in cat.shown)
