@@ -324,8 +324,10 @@ TEXTS: list[tuple[str, str, Calls]] = [
         '<seed:think>Or <function=g>{"b": "x"}</function>?</seed:think><function=f>{"a": 1}',
         F1,
     ),
-    # The plain steps come first: a call they find is the answer.
-    ("plain-call-first", '[f(a=1)]\n<function=g>{"b": "x"}</function>', F1),
+    # Template calls that end the text come first (the tail rule); otherwise the plain
+    # steps do, and a call they find is the answer.
+    ("template-tail-first", '[g(b=2)]\n<function=f>{"a": 1}</function>', F1),
+    ("plain-call-first", '[f(a=1)]\n<function=g>{"b": "x"}</function> is Llama.', F1),
     ("template-call-after-failed-prose", '[g(b=\n<function=f>{"a": 1}</function>', F1),
     ("generic-tool-calls", '{"tool_calls": [{"name": "f", "arguments": {"a": 1}}]}', F1),
     ("generic-response-holds-a-call", '{"response": "[f(a=1)]"}', F1),
@@ -465,7 +467,8 @@ BROKEN: list[tuple[str, str, str]] = [
         '<|python_tag|>{"name": "f", "parameters": {',
         "marker <|python_tag|> but no call could be read from it: '{' opened",
     ),
-    ("harmony-call-token-glued", '{"a": 1}<|call|>', "marker <|call|>"),
+    # A bare <|call|> is an end token, not a marker: the plain steps' error stands.
+    ("harmony-call-token-glued", '{"a": 1}<|call|>', "answer is not valid JSON"),
 ]
 
 
@@ -638,3 +641,86 @@ def test_a_marker_in_a_string_argument_is_text(tmp_path: Path, marker: str) -> N
         [{"id": "base_simple_3", "raw": _message(json.dumps({"name": name, "arguments": wrong}))}],
     )
     assert scores["base_simple_3"]["error_type"] == "value_error", scores["base_simple_3"]
+
+
+# --- the tail rule -------------------------------------------------------------------------
+
+# A template's calls after a space or a quote in mid-sentence, ending the text: real leaks.
+TAIL_SYNTAXES = ("mistral-v11", "llama-function", "minimax", "kimi-k2", "deepseek-v3.1")
+
+
+@pytest.mark.parametrize("syntax", TAIL_SYNTAXES)
+@pytest.mark.parametrize("before", ["Let me check the weather. ", "Sure! ", '"'])
+def test_template_calls_that_end_the_text_are_read_after_a_space(
+    tmp_path: Path, syntax: str, before: str
+) -> None:
+    render = SYNTAXES[syntax]
+    assert _pairs(decode_output(before + render(F1))) == F1
+    # On an irrelevance item the model called: never credited as an abstention.
+    scores = _score(
+        tmp_path,
+        [{"id": "base_irrelevance_0", "raw": _message(before + render(IRRELEVANT) + "\n")}],
+    )
+    assert scores["base_irrelevance_0"]["error_type"] == "unexpected_call", scores
+
+
+ARGUMENTS_THAT_LOOK_LIKE_CALLS: list[tuple[str, str, Calls]] = [
+    (
+        "minimax-code",
+        '<minimax:tool_call>\n<invoke name="run_python">\n<parameter name="code">\n'
+        'plot(x=1, kind="bar")\n</parameter>\n</invoke>\n</minimax:tool_call>',
+        [("run_python", {"code": 'plot(x=1, kind="bar")'})],
+    ),
+    (
+        "mistral-name-and-parameters",
+        '[TOOL_CALLS]schedule[ARGS]{"name":"standup","parameters":{"at":"9am"}}</s>',
+        [("schedule", {"name": "standup", "parameters": {"at": "9am"}})],
+    ),
+    (
+        "qwen3-coder-bare-code",
+        "<function=run>\n<parameter=cmd>\nls(x=1)\n</parameter>\n</function><|im_end|>",
+        [("run", {"cmd": "ls(x=1)"})],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [a[1:] for a in ARGUMENTS_THAT_LOOK_LIKE_CALLS],
+    ids=[a[0] for a in ARGUMENTS_THAT_LOOK_LIKE_CALLS],
+)
+def test_template_calls_come_before_calls_in_their_arguments(text: str, expected: Calls) -> None:
+    assert _pairs(decode_output(text)) == expected
+
+
+FOLLOWED_BY_PROSE: list[tuple[str, str]] = [
+    (
+        "mistral-own-line",
+        'Mistral writes calls like this:\n[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}\n'
+        "but no call is needed here.",
+    ),
+    (
+        "llama-own-line",
+        'Llama 3.1 format:\n<function=get_weather>{"city": "Paris"}</function>\nNo call.',
+    ),
+    ("call-token-glued", "None of the functions apply.<|call|>"),
+    ("call-token-own-line", "No call.\n<|call|>"),
+]
+
+
+@pytest.mark.parametrize(
+    "text", [f[1] for f in FOLLOWED_BY_PROSE], ids=[f[0] for f in FOLLOWED_BY_PROSE]
+)
+def test_template_syntax_followed_by_prose_is_zero_calls(text: str) -> None:
+    assert decode_output(text) == DecodeResult(calls=())
+
+
+def test_a_placed_template_call_that_does_not_parse_is_a_parse_error() -> None:
+    text = 'Mistral writes:\n[TOOL_CALLS]get_weather[ARGS]{"city": \nbut no.'
+    assert "[TOOL_CALLS] call 1" in _error(decode_output(text))
+
+
+def test_many_inline_code_spans_on_one_line_after_a_call_token_return() -> None:
+    """One line of 490,000 code spans: the line's end is looked up once, not per span."""
+    text = "No tool applies.\n<|call|>\n" + "`a` " * 490_000
+    assert decode_output(text) == DecodeResult(calls=())

@@ -39,11 +39,11 @@ first. Then, with the `[TOOL_CALLS]` / `<|python_tag|>` markers removed, in this
    "调用如下："); a line that is a call or a JSON object (a list marker before and
    punctuation after are allowed); inline `code` that is a call. In prose only ASCII function
    names count, and JSON that is not call-shaped is data, not an error.
-5. Only when 1 to 4 find no call: a chat template's syntax, left in the text when a
-   server's tool-call parser is off or fails (`templates`: Mistral's
-   `[TOOL_CALLS]f[ARGS]{...}`, Llama's `<function=f>`, MiniMax, Kimi-K2, DeepSeek,
-   gpt-oss's Harmony), read from markers in a template's position only (not in code, not
-   after a space in mid-sentence: prose that mentions a marker is not a call).
+5. Before 1 to 4: a chat template's syntax, left in the text when a server's tool-call
+   parser is off or fails (`templates`: Mistral's `[TOOL_CALLS]f[ARGS]{...}`, Llama's
+   `<function=f>`, MiniMax, Kimi-K2, DeepSeek, gpt-oss's Harmony), from a marker anywhere
+   outside code, when its calls parse and only white space and end-of-turn tokens follow
+   them (the tail rule); a call followed by more prose is a mention, not a call.
 
 The Chinese-prose rule: parentheses in prose never make a call by themselves.
 "我无法计算（需要更多信息）" (full-width) is not Python at all. "我无法计算(需要更多信息)"
@@ -52,9 +52,9 @@ keyword call or sits in a code fence or tag: as a whole answer that fails to par
 prose, it is prose (zero calls); in a fence it is a parse_error (positional argument). An
 answer that begins with an ASCII call head (`f(`, `[f(`) or with JSON and fails to parse is a
 parse_error, as is any delimited call in prose that fails. Prose with no call attempt is zero
-calls. A known tool-call marker in a template's position from which no call is read is a
-parse_error naming it, never zero calls, and so is a marker in reasoning when the answer has
-no text (calls are never taken from reasoning).
+calls. A known tool-call marker in a template's position from which no call is read, or
+whose calls do not parse, is a parse_error naming it, never zero calls, and so is a marker
+in reasoning when the answer has no text (calls are never taken from reasoning).
 
 Limits (`DecodeLimits`): a text or argument string longer than `max_chars` is refused before
 anything else, and a structured answer holds at most `max_chars` characters (strings, keys

@@ -6,17 +6,19 @@ as the chat template writes them: Mistral's `[TOOL_CALLS]name[ARGS]{...}`, Llama
 DeepSeek's special tokens, gpt-oss's Harmony messages. `read` cuts such text into raw calls
 (a name and the arguments as written) in time linear in the length of the text; nothing
 here parses JSON, `text.TextDecoder` does that behind its bounds.
-A marker counts only where a template puts it (`textparts.Places`), never where prose
-mentions it.
+`read_tail` reads calls from a marker anywhere outside code when they end the text (the
+tail rule); `read` only from a marker where a template puts it (`textparts.Places`), so
+that prose which mentions a marker is not taken for a failed call.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tfce_eval.decode import harmony
 from tfce_eval.decode.brackets import BracketError, match_end
 from tfce_eval.decode.limits import DecodeError, DecodeLimits, clip, too_many
 from tfce_eval.decode.textparts import TAGS, Places, fenced_blocks, tag_bodies
@@ -30,10 +32,7 @@ _DEEPSEEK_SECTION = "<｜tool▁calls▁begin｜>"
 _DEEPSEEK = ("<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>")
 _MINIMAX = ("<minimax:tool_call>", "</minimax:tool_call>")
 _TAG_MARKERS = tuple(opener for opener, _ in TAGS)
-_HARMONY_MESSAGE = "<|message|>"
-_HARMONY_CALL = "<|call|>"
-#: What begins a Harmony message's header: a bare `<|message|>` is not Harmony.
-_HARMONY_HEADS = ("<|start|>", "<|channel|>", "to=functions.")
+_HARMONY_CALL = harmony.CALL
 #: Every marker that opens calls written as text, in the order they are reported.
 _MARKERS = (
     MISTRAL,
@@ -44,7 +43,6 @@ _MARKERS = (
     _KIMI[0],
     _DEEPSEEK_SECTION,
     _DEEPSEEK[0],
-    _HARMONY_CALL,
     _PYTHON_TAG,
 )
 #: Longest function or parameter name read before its closing ">".
@@ -54,10 +52,13 @@ _MISTRAL_HEAD = re.compile(
     r"\s*+([^\s\[\]{}()<>\"',;:]++)[ \t]*+"
     r"(?:\[CALL_ID\][ \t]*+[^\s\[{]*+[ \t]*+)?(?:\[ARGS\][ \t]*+)?(?=\{)"
 )
-_HARMONY_END = re.compile(r"<\|(?:end|call|return|start|channel|message)\|>")
-_HARMONY_CLOSERS = frozenset({"<|end|>", "<|call|>", "<|return|>"})
-_HARMONY_TO = re.compile(r"(?:^|[\s>])to=([^\s<]++)")
-_HARMONY_CHANNEL = re.compile(r"<\|channel\|>\s*+(\w*+)")
+#: What may follow the last call of a template's calls: white space, end-of-turn tokens
+#: and section closers (the tail rule).
+_TAIL = re.compile(
+    r"(?:\s++|</s>|<\|(?:im_end|eot_id|eom_id|end|return|call|endoftext|end_of_text"
+    r"|tool_calls_section_end|tool_call_section_end)\|>|<｜end▁of▁sentence｜>"
+    r"|<｜tool▁calls▁end｜>|</minimax:tool_call>|</function>|</tool_call>)*+"
+)
 
 
 @dataclass(frozen=True)
@@ -108,22 +109,10 @@ def refuse_reasoning_calls(message: Mapping[str, Any]) -> None:
             )
 
 
-def drop_analysis(text: str) -> str:
-    """A Harmony answer without the messages of its analysis channel, which are reasoning;
-    any other text as it is."""
-    start = _harmony_start(text, Places(text)) if "<|" in text else -1
-    if start < 0:
-        return text
-    kept = [text[:start]]
-    for message in _harmony_messages(text, start):
-        if message.recipient is not None or message.channel != "analysis":
-            kept.append(text[message.start : message.end])
-    return "".join(kept)
-
-
 def read(text: str, limits: DecodeLimits) -> Template | None:
     """The calls of the template syntax whose markers the text holds in a template's
-    position, read from the first such marker on, or None when it holds none.
+    position, read from the first such marker on, or None when it holds none. A bare
+    `<|call|>` is an end token, not a marker.
 
     Each syntax is looked for only when the first characters of its markers are there, so
     that an ordinary answer costs a few searches.
@@ -131,12 +120,43 @@ def read(text: str, limits: DecodeLimits) -> Template | None:
     if "<" not in text and MISTRAL not in text:
         return None
     places = Places(text)
+    found = _syntax(text, places, _Reader(limits))
+    if found is not None:
+        return found
+    # Markers whose calls the plain steps read (`<tool_call>`, `<|python_tag|>`, the older
+    # `[TOOL_CALLS] [...]`): here only to say that nothing could be read from them.
+    if MISTRAL in text and places.first(MISTRAL) >= 0:
+        return Template(MISTRAL)
+    other = places.first_of((*_TAG_MARKERS, _PYTHON_TAG))
+    return None if other is None else Template(other[1])
+
+
+def read_tail(text: str, limits: DecodeLimits) -> Template | None:
+    """The calls of a template syntax read from its first marker outside code (anywhere,
+    after a space too) when they end the text: nothing but white space and end-of-turn
+    tokens follows the last (the tail rule). None otherwise, and for calls that cannot be
+    cut: real leaks end with their calls, mentions in prose are followed by more prose."""
+    if "<" not in text and MISTRAL not in text:
+        return None
     reader = _Reader(limits)
+    try:
+        found = _syntax(text, Places(text, anywhere=True), reader)
+    except DecodeError:
+        return None
+    if found is None or not found.calls or _TAIL.fullmatch(text, reader.end) is None:
+        return None
+    return found
+
+
+def _syntax(text: str, places: Places, reader: _Reader) -> Template | None:
+    """The template syntax whose first marker `places` finds, read from there on;
+    `reader.end` is left where its last call ends."""
     if "<|" in text:
         if (kimi := places.first_of((_KIMI[0], *_KIMI_SECTIONS))) is not None:
             reader.delimited(text[kimi[0] :], _KIMI, "<|tool_calls_section_end|>")
+            reader.end += kimi[0]
             return Template(kimi[1], tuple(reader.found))
-        if (start := _harmony_start(text, places)) >= 0:
+        if (start := harmony.answer_start(text, places)) >= 0:
             rest = reader.harmony(text, start)
             if reader.found:
                 return Template(_HARMONY_CALL, tuple(reader.found))
@@ -145,23 +165,22 @@ def read(text: str, limits: DecodeLimits) -> Template | None:
             return Template(_HARMONY_CALL, rest=rest)
     if "<｜" in text and (deepseek := places.first_of((_DEEPSEEK[0], _DEEPSEEK_SECTION))):
         reader.delimited(text[deepseek[0] :], _DEEPSEEK, "<｜tool▁calls▁end｜>")
+        reader.end += deepseek[0]
         return Template(deepseek[1], tuple(reader.found))
     if _MINIMAX[0] in text and (minimax := places.first(_MINIMAX[0])) >= 0:
         reader.minimax(text[minimax:])
+        reader.end += minimax
         return Template(_MINIMAX[0], tuple(reader.found))
     mistral = places.first(MISTRAL) if MISTRAL in text else -1
     if mistral >= 0 and reader.mistral(text[mistral:]):
+        reader.end += mistral
         return Template(MISTRAL, tuple(reader.found))
     function = places.first(FUNCTION) if FUNCTION in text else -1
     if function >= 0 and not any(tag in text for tag in _TAG_MARKERS):
         reader.functions(text[function:], FUNCTION)
+        reader.end += function
         return Template(FUNCTION, tuple(reader.found))
-    # Markers whose calls the plain steps read (`<tool_call>`, `<|python_tag|>`, the older
-    # `[TOOL_CALLS] [...]`): here only to say that nothing could be read from them.
-    if mistral >= 0:
-        return Template(MISTRAL)
-    other = places.first_of((*_TAG_MARKERS, _PYTHON_TAG, _HARMONY_CALL))
-    return None if other is None else Template(other[1])
+    return None
 
 
 def tag_calls(body: str, where: str, limits: DecodeLimits) -> list[RawCall] | None:
@@ -181,52 +200,6 @@ def tag_calls(body: str, where: str, limits: DecodeLimits) -> list[RawCall] | No
     return reader.found
 
 
-def _harmony_start(text: str, places: Places) -> int:
-    """Where a Harmony answer begins: its first header in a template's position, when a
-    `<|message|>` follows it; -1 for text that is not one."""
-    head = places.first_of(_HARMONY_HEADS)
-    if head is None or text.find(_HARMONY_MESSAGE, head[0]) < 0:
-        return -1
-    return head[0]
-
-
-@dataclass(frozen=True)
-class _Message:
-    """One Harmony message: where it starts and ends (its closing token included), its
-    recipient and channel, and its body."""
-
-    start: int
-    end: int
-    recipient: str | None
-    channel: str | None
-    body: str
-
-
-def _harmony_messages(text: str, start: int) -> Iterator[_Message]:
-    """The messages from `start` on. A message ends at <|end|>, <|call|> or <|return|>;
-    <|start|>, <|channel|> and <|message|> begin the next one, so no body holds a
-    <|message|>. Each search starts past the last token found: the scan is linear."""
-    position = start
-    while (opened := text.find(_HARMONY_MESSAGE, position)) >= 0:
-        header = text[position:opened]
-        body_start = opened + len(_HARMONY_MESSAGE)
-        token = _HARMONY_END.search(text, body_start)
-        token_end = token.start() if token else len(text)
-        end = token.end() if token and token.group() in _HARMONY_CLOSERS else token_end
-        recipient = _HARMONY_TO.search(header)
-        channel = _HARMONY_CHANNEL.search(header)
-        yield _Message(
-            position,
-            end,
-            None if recipient is None else recipient.group(1),
-            None if channel is None else channel.group(1),
-            text[body_start:token_end],
-        )
-        if token is None:
-            return
-        position = end
-
-
 def _kimi_name(head: str) -> str:
     """`functions.NAME:0` is the call of NAME."""
     name = head.strip()
@@ -235,14 +208,15 @@ def _kimi_name(head: str) -> str:
     return base if colon and index.isdigit() else name
 
 
-def _json_object(text: str, max_depth: int) -> str:
+def _json_object(text: str, max_depth: int) -> tuple[str, int]:
     """The JSON object at the start of `text`, cut where its braces close (tokens a template
-    puts after it are left out); the text as it is when it does not begin with a whole one."""
+    puts after it are left out), and where it ends; the text as it is when it does not
+    begin with a whole one."""
     start = len(text) - len(text.lstrip())
-    if not text.startswith("{", start):
-        return text.strip()
-    end = match_end(text, start, max_depth)
-    return text.strip() if isinstance(end, BracketError) else text[start:end]
+    end = match_end(text, start, max_depth) if text.startswith("{", start) else None
+    if end is None or isinstance(end, BracketError):
+        return text.strip(), len(text.rstrip())
+    return text[start:end], end
 
 
 def _name_before(text: str, where: str) -> tuple[str, int]:
@@ -259,6 +233,8 @@ class _Reader:
     def __init__(self, limits: DecodeLimits) -> None:
         self.limits = limits
         self.found: list[RawCall] = []
+        #: Where the last call read ends, in the text given.
+        self.end = 0
 
     def add(self, where: str, name: str, arguments: str | tuple[tuple[str, str], ...]) -> None:
         if len(self.found) >= self.limits.max_calls:
@@ -271,10 +247,15 @@ class _Reader:
     def mistral(self, text: str) -> bool:
         """`[TOOL_CALLS]name[ARGS]{...}` (tokenizer v11 and later, `[CALL_ID]id` optional),
         once per call. False, with nothing read, for the older `[TOOL_CALLS] [{...}]`."""
-        segments = [s for s in text.split(MISTRAL)[1:] if s.strip()]
-        if not segments or _MISTRAL_HEAD.match(segments[0]) is None:
+        segments, position = [], 0
+        for segment in text.split(MISTRAL)[1:]:
+            position += len(MISTRAL)
+            if segment.strip():
+                segments.append((position, segment))
+            position += len(segment)
+        if not segments or _MISTRAL_HEAD.match(segments[0][1]) is None:
             return False
-        for segment in segments:
+        for start, segment in segments:
             where = self.where(MISTRAL)
             head = _MISTRAL_HEAD.match(segment)
             if head is None:
@@ -282,8 +263,9 @@ class _Reader:
                     f"{where}: expected a function name and its JSON arguments after "
                     f"{MISTRAL}, found {clip(segment.strip())!r}"
                 )
-            arguments = _json_object(segment[head.end() :], self.limits.max_depth)
+            arguments, end = _json_object(segment[head.end() :], self.limits.max_depth)
             self.add(where, head.group(1), arguments)
+            self.end = start + head.end() + end
         return True
 
     def functions(self, text: str, label: str) -> None:
@@ -293,10 +275,19 @@ class _Reader:
             where = self.where(label)
             name, body_start = _name_before(part.text, where)
             body = part.text[body_start:]
+            start = part.end - len(body)
+            # Where the call ends: its closing tag, or else its JSON or last parameter.
+            closed = text.startswith("</function>", part.end)
+            self.end = part.end + len("</function>") if closed else part.end
             if body.lstrip().startswith("{"):
-                self.add(where, name, _json_object(body, self.limits.max_depth))
+                arguments, end = _json_object(body, self.limits.max_depth)
+                self.add(where, name, arguments)
+                self.end = self.end if closed else start + end
             elif "<parameter=" in body or not body.strip():
                 self.add(where, name, self.parameters(body, "<parameter=", where))
+                last = body.rfind("</parameter>")
+                if not closed and last >= 0:
+                    self.end = start + last + len("</parameter>")
             else:
                 raise DecodeError(
                     f"{where}: <function={clip(name)}> holds neither JSON arguments nor "
@@ -315,11 +306,15 @@ class _Reader:
     def minimax(self, text: str) -> None:
         """`<minimax:tool_call><invoke name="f"><parameter name="p">v</parameter></invoke>`."""
         for block in tag_bodies(text, *_MINIMAX):
+            start = block.end - len(block.text)
             for invoke in tag_bodies(block.text, "<invoke name=", "</invoke>"):
                 where = self.where(_MINIMAX[0])
                 name, body_start = _name_before(invoke.text, where)
                 body = invoke.text[body_start:]
                 self.add(where, name, self.parameters(body, "<parameter name=", where))
+                self.end = start + invoke.end
+                if block.text.startswith("</invoke>", invoke.end):
+                    self.end += len("</invoke>")
 
     def glm(self, body: str, where: str) -> None:
         """`name<arg_key>p</arg_key><arg_value>v</arg_value>...` (GLM-4.5 and later)."""
@@ -361,22 +356,36 @@ class _Reader:
             if not found:
                 raise DecodeError(f"{where}: the call has no {separator} before its arguments")
             name = _kimi_name(head) if begin == _KIMI[0] else head.strip()
-            if begin == _DEEPSEEK[0] and name == "function" and arguments.lstrip()[:1] != "{":
+            start = part.end - len(part.text)
+            fenced_v3 = begin == _DEEPSEEK[0] and name == "function"
+            fenced_v3 = fenced_v3 and arguments.lstrip()[:1] != "{"
+            if fenced_v3:
                 name, _, fenced = arguments.strip().partition("\n")
                 blocks, _ = fenced_blocks(fenced)
                 arguments = blocks[0].text if blocks else fenced
-            self.add(where, name.strip(), _json_object(arguments, self.limits.max_depth))
+            raw, json_end = _json_object(arguments, self.limits.max_depth)
+            self.add(where, name.strip(), raw)
+            # Where the call ends: its end token, the section's end, or its JSON.
+            if text.startswith(end, part.end):
+                self.end = part.end + len(end)
+            elif cut >= 0:
+                self.end = start + cut
+            elif fenced_v3:
+                self.end = part.end
+            else:
+                self.end = start + len(head) + len(separator) + json_end
 
     def harmony(self, text: str, start: int) -> str:
         """gpt-oss's messages: `<|channel|>commentary to=functions.NAME <|constrain|>json
         <|message|>{...}<|call|>` is a call; the analysis channel is reasoning; what the
         other channels say is returned as the answer's text."""
         said: list[str] = []
-        for message in _harmony_messages(text, start):
+        for message in harmony.messages(text, start):
             if message.recipient is not None:
                 name = message.recipient.removeprefix("functions.")
                 where = self.where(f"to={clip(message.recipient)}")
-                self.add(where, name, _json_object(message.body, self.limits.max_depth))
+                self.add(where, name, _json_object(message.body, self.limits.max_depth)[0])
+                self.end = message.end
             elif message.channel != "analysis":
                 said.append(message.body)
         return "\n".join(said)

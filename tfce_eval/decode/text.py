@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tfce_eval.decode import templates, textparts
+from tfce_eval.decode import harmony, templates, textparts
 from tfce_eval.decode.brackets import check_depth
 from tfce_eval.decode.limits import (
     MAX_INT_DIGITS,
@@ -91,20 +91,28 @@ class TextDecoder:
         self.call_of = call_of
 
     def text(self, text: str) -> list[Call]:
-        """Reasoning dropped, the plain steps (4.3, steps 1 to 4), then the template syntaxes
-        (step 5) when those find no call: a marker in a template's position from which no
-        call is read is a parse_error, a marker that prose mentions is nothing."""
+        """Reasoning dropped; template calls that end the text (the tail rule) are the
+        answer before anything else; then the plain steps (4.3, steps 1 to 4); then, when
+        those find no call, a marker in a template's position whose calls cannot be read is
+        a parse_error, and one that prose mentions or follows is nothing."""
         check_size(text, "answer", self.limits)
         text, unended = textparts.split_reasoning(text)
-        text = templates.drop_analysis(text)
+        text = harmony.drop_analysis(text)
+        tail = templates.read_tail(text, self.limits)
+        if tail is not None:
+            try:
+                return [self.raw_call(raw) for raw in tail.calls]
+            except DecodeError:
+                pass  # calls that do not parse: the plain steps decide
         calls, failure = self.plain_first(text)
         if calls:
             return calls
         found = templates.read(text, self.limits)
         if found is not None:
-            if found.calls:
-                return [self.raw_call(raw) for raw in found.calls]
-            if found.rest is not None:  # a Harmony answer with no call: what it says
+            if found.calls:  # a call that does not parse is an error naming its marker
+                for raw in found.calls:
+                    self.raw_call(raw)
+            elif found.rest is not None:  # a Harmony answer with no call: what it says
                 calls = self.text(found.rest)
                 if calls or failure is None:
                     return calls

@@ -56,6 +56,8 @@ class Part:
 
     text: str
     line: int
+    #: Where the piece ends in the text it was cut from (set by `tag_bodies`).
+    end: int = 0
 
 
 @dataclass(frozen=True)
@@ -109,7 +111,7 @@ def tag_bodies(text: str, opener: str = TAG_OPEN, closer: str = TAG_CLOSE) -> It
         next_start = text.find(opener, body_start)
         end = close if next_start < 0 else min(close, next_start)
         line += text.count("\n", position, body_start)
-        yield Part(text[body_start:end], line)
+        yield Part(text[body_start:end], line, end)
         line += text.count("\n", body_start, end)
         position = end
         start = next_start
@@ -168,10 +170,12 @@ def _inline_spans(text: str, start: int, end: int, spans: list[tuple[int, int]])
     # Between fences a run holds one or two backticks (three open a fence). A run left
     # open scans to its line's end, but then no later run on that line has its length:
     # at most two such scans a line, so the whole stays linear.
-    position = start
+    # The end of the line is looked up once per line, not once per run.
+    position, line_end = start, -1
     while (run := _TICKS.search(text, position, end)) is not None:
-        line_end = text.find("\n", run.end(), end)
-        line_end = end if line_end < 0 else line_end
+        if run.end() > line_end:
+            line_end = text.find("\n", run.end(), end)
+            line_end = end if line_end < 0 else line_end
         close, scan = -1, run.end()
         while (other := _TICKS.search(text, scan, line_end)) is not None:
             if len(other.group()) == len(run.group()):
@@ -193,8 +197,10 @@ class Places:
     begins so in mid-sentence (`writes <|start|>assistant<|channel|>`) is one that prose
     mentions, not one a template emitted."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, anywhere: bool = False) -> None:
         self.text = text
+        #: Any marker outside code counts, after a space or a quote too (the tail rule).
+        self.anywhere = anywhere
         self._spans: list[tuple[int, int]] | None = None
         self._starts: list[int] = []
         #: The run without white space last looked at: its start, how far it is known to
@@ -215,6 +221,8 @@ class Places:
         return min(found) if found else None
 
     def _placed(self, at: int) -> bool:
+        if self.anywhere:
+            return not self._in_code(at)
         before = self.text[at - 1] if at else "\n"
         if before in _OPENERS:
             return False
