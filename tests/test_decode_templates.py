@@ -677,6 +677,12 @@ ARGUMENTS_THAT_LOOK_LIKE_CALLS: list[tuple[str, str, Calls]] = [
         [("schedule", {"name": "standup", "parameters": {"at": "9am"}})],
     ),
     (
+        "harmony-call-then-final-message",
+        '<|channel|>commentary to=functions.f<|message|>{"a": 1}<|call|>'
+        "<|start|>assistant<|channel|>final<|message|>Done.<|return|>",
+        [("f", {"a": 1})],
+    ),
+    (
         "qwen3-coder-bare-code",
         "<function=run>\n<parameter=cmd>\nls(x=1)\n</parameter>\n</function><|im_end|>",
         [("run", {"cmd": "ls(x=1)"})],

@@ -385,7 +385,7 @@ class _Reader:
                 name = message.recipient.removeprefix("functions.")
                 where = self.where(f"to={clip(message.recipient)}")
                 self.add(where, name, _json_object(message.body, self.limits.max_depth)[0])
-                self.end = message.end
             elif message.channel != "analysis":
                 said.append(message.body)
+            self.end = message.end  # later messages are the template's, not prose
         return "\n".join(said)
