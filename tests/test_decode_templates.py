@@ -699,7 +699,19 @@ def test_template_calls_come_before_calls_in_their_arguments(text: str, expected
     assert _pairs(decode_output(text)) == expected
 
 
-FOLLOWED_BY_PROSE: list[tuple[str, str]] = [
+#: Calls in a template's place with more after them: a server that ran past its stop
+#: token, or a quoted example; the harness cannot tell them apart, and zero calls would
+#: credit a model that called on an irrelevance item.
+FOLLOWED_BY_MORE: list[tuple[str, str]] = [
+    ("mistral-past-stop", '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}</s>[INST]'),
+    ("llama-past-stop", '<function=get_weather>{"city": "Paris"}</function><|eot_id|>assistant'),
+    (
+        "deepseek-past-stop",
+        "<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>"
+        'get_weather<\uff5ctool\u2581sep\uff5c>{"city": "Paris"}'
+        "<\uff5ctool\u2581call\u2581end\uff5c><\uff5ctool\u2581calls\u2581end\uff5c>"
+        "<\uff5cend\u2581of\u2581sentence\uff5c><\uff5cUser\uff5c>",
+    ),
     (
         "mistral-own-line",
         'Mistral writes calls like this:\n[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}\n'
@@ -709,15 +721,23 @@ FOLLOWED_BY_PROSE: list[tuple[str, str]] = [
         "llama-own-line",
         'Llama 3.1 format:\n<function=get_weather>{"city": "Paris"}</function>\nNo call.',
     ),
-    ("call-token-glued", "None of the functions apply.<|call|>"),
-    ("call-token-own-line", "No call.\n<|call|>"),
+    (
+        "after-a-mention",
+        "I'll call <function=get_weather> now.\n"
+        '<function=get_weather>{"city": "Paris"}</function>',
+    ),
 ]
 
 
 @pytest.mark.parametrize(
-    "text", [f[1] for f in FOLLOWED_BY_PROSE], ids=[f[0] for f in FOLLOWED_BY_PROSE]
+    "text", [f[1] for f in FOLLOWED_BY_MORE], ids=[f[0] for f in FOLLOWED_BY_MORE]
 )
-def test_template_syntax_followed_by_prose_is_zero_calls(text: str) -> None:
+def test_template_calls_in_place_are_read_whatever_follows(text: str) -> None:
+    assert _pairs(decode_output(text)) == [("get_weather", {"city": "Paris"})]
+
+
+@pytest.mark.parametrize("text", ["None of the functions apply.<|call|>", "No call.\n<|call|>"])
+def test_an_end_token_alone_is_zero_calls(text: str) -> None:
     assert decode_output(text) == DecodeResult(calls=())
 
 

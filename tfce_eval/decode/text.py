@@ -93,8 +93,8 @@ class TextDecoder:
     def text(self, text: str) -> list[Call]:
         """Reasoning dropped; template calls that end the text (the tail rule) are the
         answer before anything else; then the plain steps (4.3, steps 1 to 4); then, when
-        those find no call, a marker in a template's position whose calls cannot be read is
-        a parse_error, and one that prose mentions or follows is nothing."""
+        those find no call, the calls of a marker in a template's position (a parse_error
+        when they cannot be read); a marker that prose mentions in mid-sentence is nothing."""
         check_size(text, "answer", self.limits)
         text, unended = textparts.split_reasoning(text)
         text = harmony.drop_analysis(text)
@@ -109,9 +109,11 @@ class TextDecoder:
             return calls
         found = templates.read(text, self.limits)
         if found is not None:
-            if found.calls:  # a call that does not parse is an error naming its marker
-                for raw in found.calls:
-                    self.raw_call(raw)
+            if found.calls:
+                # Calls in a template's place are the answer even when more follows (a
+                # server that ran past its stop token: "</s>[INST]", "<|eot_id|>assistant").
+                # One that does not parse is an error naming its marker.
+                return [self.raw_call(raw) for raw in found.calls]
             elif found.rest is not None:  # a Harmony answer with no call: what it says
                 calls = self.text(found.rest)
                 if calls or failure is None:
