@@ -750,3 +750,9 @@ def test_many_inline_code_spans_on_one_line_after_a_call_token_return() -> None:
     """One line of 490,000 code spans: the line's end is looked up once, not per span."""
     text = "No tool applies.\n<|call|>\n" + "`a` " * 490_000
     assert decode_output(text) == DecodeResult(calls=())
+
+
+def test_an_unclosed_empty_function_tag_ending_a_sentence_is_a_mention() -> None:
+    assert decode_output("Llama uses <function=name>") == DecodeResult(calls=())
+    # Closed, an empty body is a call without arguments.
+    assert _pairs(decode_output("<function=f>\n</function>")) == [("f", {})]

@@ -283,7 +283,9 @@ class _Reader:
                 arguments, end = _json_object(body, self.limits.max_depth)
                 self.add(where, name, arguments)
                 self.end = self.end if closed else start + end
-            elif "<parameter=" in body or not body.strip():
+            elif "<parameter=" in body or (closed and not body.strip()):
+                # An empty body is a call without arguments only when closed: an unclosed
+                # `<function=name>` ending a sentence is a mention, not a call.
                 self.add(where, name, self.parameters(body, "<parameter=", where))
                 last = body.rfind("</parameter>")
                 if not closed and last >= 0:
