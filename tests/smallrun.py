@@ -42,17 +42,16 @@ def outputs(run_dir: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (run_dir / "outputs.jsonl").read_bytes().splitlines()]
 
 
-def run_argv(server: FakeServer, out: Path, *extra: str) -> list[str]:
-    """`tfce-eval run` on DATA against the loopback server, as a command line."""
+def run_args(
+    out: Path, *extra: str, model: str = "openai/fake-model", base_url: str | None = None
+) -> list[str]:
+    """The arguments of `tfce-eval run` on DATA, quick to retry (`--base-url` when given)."""
+    base = [] if base_url is None else ["--base-url", base_url]
     return [
-        sys.executable,
-        "-m",
-        "tfce_eval",
         "run",
         "--model",
-        "openai/fake-model",
-        "--base-url",
-        server.base_url,
+        model,
+        *base,
         "--data",
         str(DATA),
         "--out",
@@ -63,6 +62,11 @@ def run_argv(server: FakeServer, out: Path, *extra: str) -> list[str]:
         "0.01",
         *extra,
     ]
+
+
+def run_argv(server: FakeServer, out: Path, *extra: str) -> list[str]:
+    """`tfce-eval run` on DATA against the loopback server, as a command line."""
+    return [sys.executable, "-m", "tfce_eval", *run_args(out, *extra, base_url=server.base_url)]
 
 
 def run_env(key: str) -> dict[str, str]:

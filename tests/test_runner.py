@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from fakeserver import FakeConfig, FakeServer
@@ -257,35 +259,33 @@ def test_resume_names_the_selection_option_that_changed(server, tmp_path, first,
     assert not [line for line in lines if "selected items differ" in line]
 
 
-def test_resume_cuts_a_torn_line_and_asks_only_what_is_missing(server, tmp_path):
+def _resumed_after(server, tmp_path, kept: int, tail: Callable[[str], str], asks: int) -> Any:
+    """A run, its outputs.jsonl cut to `kept` lines and then `tail` of the next one, and
+    the resumed run, which must ask exactly the items of the lines from line `asks` on
+    (counted from 0)."""
     first = run_eval(config(server, tmp_path))
     path = first.run_dir / "outputs.jsonl"
     lines = path.read_text().splitlines(keepends=True)
-    path.write_text("".join(lines[:10]) + lines[10][:25])  # killed while writing line 11
-    missing = sorted(json.loads(line)["id"] for line in lines[10:])
+    path.write_text("".join(lines[:kept]) + tail(lines[kept]))
     server.log.clear()
     second = run_eval(config(server, tmp_path))
-    assert sorted(asked(server)) == missing
+    assert sorted(asked(server)) == sorted(json.loads(line)["id"] for line in lines[asks:])
     ids = [r["id"] for r in outputs(second.run_dir)]
     assert len(ids) == len(set(ids)) == 16
     assert second.score.summary["overall"]["micro"]["accuracy"] == 1.0
+    return second
+
+
+def test_resume_cuts_a_torn_line_and_asks_only_what_is_missing(server, tmp_path):
+    # Killed while writing line 11.
+    second = _resumed_after(server, tmp_path, 10, lambda line: line[:25], asks=10)
     assert not second.score.warnings or "incomplete" not in " ".join(second.score.warnings)
 
 
 def test_a_whole_last_line_without_its_newline_is_kept_not_cut(server, tmp_path):
     # `truncate -s -1`, an editor: the line is whole, so a resume counts its item answered;
     # it was then cut before appending, and its item scored missing without being asked.
-    first = run_eval(config(server, tmp_path))
-    path = first.run_dir / "outputs.jsonl"
-    lines = path.read_text().splitlines(keepends=True)
-    path.write_text("".join(lines[:12]) + lines[12].rstrip("\n"))
-    missing = sorted(json.loads(line)["id"] for line in lines[13:])
-    server.log.clear()
-    second = run_eval(config(server, tmp_path))
-    assert sorted(asked(server)) == missing
-    ids = [r["id"] for r in outputs(second.run_dir)]
-    assert len(ids) == len(set(ids)) == 16
-    assert second.score.summary["overall"]["micro"]["accuracy"] == 1.0
+    _resumed_after(server, tmp_path, 12, lambda line: line.rstrip("\n"), asks=13)
 
 
 def test_items_are_selected_by_category_ids_and_a_limit_per_category(dataset, tmp_path):

@@ -21,6 +21,7 @@ import pytest
 from click.testing import CliRunner
 from fakeserver import FakeConfig, FakeServer, qa_items
 from smallrun import DATA, run_argv, run_env
+from smallrun import run_args as small_run_args
 
 from tests.messages import unfold
 from tfce_eval.cli import main
@@ -72,21 +73,8 @@ def cli(*args: str) -> Any:
 
 
 def run_args(server: FakeServer, sdk: str, out: Path, url: str | None = None) -> list[str]:
-    base = [] if url == "" else ["--base-url", url or url_of(server, sdk)]
-    return [
-        "run",
-        "--model",
-        f"{sdk}/fake-model",
-        *base,
-        "--data",
-        str(DATA),
-        "--out",
-        str(out),
-        "--check",
-        "ast",
-        "--retry-delay",
-        "0.01",
-    ]
+    base_url = None if url == "" else url or url_of(server, sdk)
+    return small_run_args(out, model=f"{sdk}/fake-model", base_url=base_url)
 
 
 # --- a key that cannot be sent ------------------------------------------------------------
