@@ -73,6 +73,15 @@ class Noticed:
     #: Answers cut at the token limit before any call.
     cut: list[str] = field(default_factory=list)
 
+    def unless_cut(
+        self, item_id: str, record: Mapping[str, Any], decoded: DecodeResult
+    ) -> DecodeResult:
+        """`decoded`, or the parse error of an answer cut before any call (noted)."""
+        checked = cut_before_any_call(record, decoded)
+        if checked is not decoded:
+            self.cut.append(item_id)
+        return checked
+
     def warnings(self) -> list[str]:
         found = []
         if self.unwinnable:

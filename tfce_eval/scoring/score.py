@@ -33,7 +33,7 @@ from tfce_eval.errors import DataError, HarnessError, TfceError
 from tfce_eval.model import CATEGORY_ORDER, DecodeResult, ErrorCode, Item, ScoreRecord, Verdict
 from tfce_eval.schema.wire import name_map
 from tfce_eval.scoring.keeper import Keeper
-from tfce_eval.scoring.noticed import Noticed, cut_before_any_call
+from tfce_eval.scoring.noticed import Noticed
 from tfce_eval.scoring.options import CheckMode, MissingMode, ScoreOptions
 from tfce_eval.scoring.outputs import (
     OutputsIndex,
@@ -212,10 +212,7 @@ def _score_one(
             decoded = DecodeResult(calls=None, error=str(record["error"]))
         else:
             decoded = decode_output(record, name_map=renames.of(item), item_id=item.id)
-            if not decoded.calls and decoded.calls is not None:
-                decoded = cut_before_any_call(record, decoded)
-                if decoded.calls is None:
-                    noticed.cut.append(item.id)
+            decoded = noticed.unless_cut(item.id, record, decoded)
             ast = check_item(item, decoded, options.policy)
             checked = decoded
             # A wrong answer to an item that even its ground truth fails is a dataset
