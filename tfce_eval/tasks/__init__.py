@@ -10,6 +10,7 @@ shows where each lives.
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import stat
@@ -23,6 +24,7 @@ from tfce_eval.dataset.paths import Builtin as Builtin
 from tfce_eval.dataset.paths import builtin as builtin
 from tfce_eval.errors import DataError
 from tfce_eval.jsonl import DEFAULT_LIMITS, JsonRefused, parse_json
+from tfce_eval.jsonl.files import unreadable
 
 # The closed set lives with the others in model; named here too, where tasks are told apart.
 from tfce_eval.model import TaskKind as TaskKind
@@ -124,13 +126,18 @@ class _Unread:
     why: str
     fix: str
 
+    @classmethod
+    def os_error(cls, path: Path, exc: OSError) -> _Unread:
+        """As `jsonl.files.unreadable` words a file that cannot be opened or read."""
+        error = unreadable(path, exc)
+        return cls(path, error.message, error.hint or "")
+
 
 #: How far into a .json file the "questions" key is looked for: what the loader reads.
 _SCAN_LIMIT = DEFAULT_LIMITS.max_bytes
 _CHUNK = 1 << 20
 _QUESTIONS_KEY = re.compile(rb'"questions"\s*:')
 _UTF16 = (b"\xff\xfe", b"\xfe\xff")
-_BOM = b"\xef\xbb\xbf"
 
 
 def _open_candidate(path: Path) -> BinaryIO | _Unread:
@@ -143,10 +150,7 @@ def _open_candidate(path: Path) -> BinaryIO | _Unread:
             return _Unread(path, f"{what}, not a file", "give the split as a regular file")
         return path.open("rb")
     except OSError as exc:
-        return _Unread(path, f"cannot read the file: {exc.strerror or exc}", _PERMISSIONS)
-
-
-_PERMISSIONS = "check the file's permissions"
+        return _Unread.os_error(path, exc)
 
 
 def _not_text(path: Path, head: bytes) -> _Unread | None:
@@ -170,7 +174,7 @@ def _has_questions_key(path: Path) -> bool | _Unread:
             unread = _not_text(path, head)
             if unread is not None:
                 return unread
-            if not head.removeprefix(_BOM).lstrip().startswith(b"{"):
+            if not head.removeprefix(codecs.BOM_UTF8).lstrip().startswith(b"{"):
                 return False
             window, seen = head, len(head)
             while not _QUESTIONS_KEY.search(window):
@@ -181,7 +185,7 @@ def _has_questions_key(path: Path) -> bool | _Unread:
                 # A key split across two blocks is found in the overlap kept.
                 window = window[-4096:] + block
         except OSError as exc:
-            return _Unread(path, f"cannot read the file: {exc.strerror or exc}", _PERMISSIONS)
+            return _Unread.os_error(path, exc)
     return True
 
 
@@ -196,7 +200,7 @@ def _jsonl_has(path: Path, *alternatives: tuple[str, ...]) -> bool | _Unread:
             while first and not first.strip():
                 first = handle.readline(1 << 20)
     except OSError as exc:
-        return _Unread(path, f"cannot read the file: {exc.strerror or exc}", _PERMISSIONS)
+        return _Unread.os_error(path, exc)
     unread = _not_text(path, first)
     if unread is not None:
         return unread
