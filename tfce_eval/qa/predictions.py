@@ -256,8 +256,7 @@ def read_context_run(
     the dataset lacks are ignored, each with a warning. A run knows its chunks by id only,
     so a chunk's spec is read from its id: with `specs` (the questions have canonical
     specs) a warning says so when no chunk id names one."""
-    from tfce_eval.retrieval import read_run
-    from tfce_eval.scoring.rundir import file_sha256
+    from tfce_eval.retrieval.runs import described, read_run
 
     run = read_run(path)
     ranked = sorted(q for q in known_ids if run.rankings.get(q))
@@ -295,8 +294,7 @@ def read_context_run(
             "question is a canonical miss; name chunks by spec (38331-j00_12), or give "
             'the lines "retrieved" with a "source" instead of --run'
         )
-    described = {**run.describe(), "sha256": file_sha256(Path(path))}
-    return ContextRun(chunks, described, tuple(warnings))
+    return ContextRun(chunks, described(run), tuple(warnings))
 
 
 def refuse_own_retrieved(

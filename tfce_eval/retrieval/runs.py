@@ -22,7 +22,7 @@ from tfce_eval.retrieval.records import Origin
 from tfce_eval.retrieval.runobject import finite_score, mapping_columns, object_columns
 from tfce_eval.retrieval.tables import Problems, iter_rows
 from tfce_eval.retrieval.textfiles import CR_FIX, CR_NOTE, cr_note, line_text, not_utf8
-from tfce_eval.scoring.rundir import RUN_JSON
+from tfce_eval.scoring.rundir import RUN_JSON, file_sha256
 from tfce_eval.words import counted
 
 if TYPE_CHECKING:
@@ -118,6 +118,16 @@ def read_scores(path: str | Path) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for qid, docid, score in zip(qids, docids, scores, strict=True):
         out.setdefault(qid, {})[docid] = score
+    return out
+
+
+def described(run: Run) -> dict[str, Any]:
+    """What a summary records of a run: with the SHA-256 of its file, so that a report
+    shows its rankings only while the file is still the one scored."""
+    out = run.describe()
+    path = out.get("path")
+    if path and Path(path).is_file():
+        out["sha256"] = file_sha256(Path(path))
     return out
 
 

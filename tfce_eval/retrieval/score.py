@@ -21,8 +21,8 @@ from tfce_eval.model import TaskKind
 from tfce_eval.retrieval.dataset import RetrievalDataset
 from tfce_eval.retrieval.measures import compute_measures, parse_measures
 from tfce_eval.retrieval.ranking import Run, count, first_ids
-from tfce_eval.retrieval.runs import read_run
-from tfce_eval.scoring.rundir import file_sha256, write_scored
+from tfce_eval.retrieval.runs import described, read_run
+from tfce_eval.scoring.rundir import write_scored
 
 #: Resamples of the bootstrap up to this many queries; above it, fewer (see resamples_for).
 FULL_RESAMPLES = 10_000
@@ -191,7 +191,7 @@ def score_run(
         "coverage": {"answered": len(answered), "total": len(gold)},
         "warnings": warnings,
         "dataset": {**dataset.describe(), "corpus_sha256": dataset.corpus_sha256()},
-        "run": _described(run),
+        "run": described(run),
         "interval": {
             "method": "percentile bootstrap over queries",
             "level": 0.95,
@@ -203,13 +203,3 @@ def score_run(
     if out_dir is not None:
         write_scored(Path(out_dir), (q.to_json() for q in records), summary)
     return result
-
-
-def _described(run: Run) -> dict[str, Any]:
-    """What summary.json records of the run: with the SHA-256 of its file, so that a report
-    shows its rankings only while the file is still the one scored."""
-    described = run.describe()
-    path = described.get("path")
-    if path and Path(path).is_file():
-        described["sha256"] = file_sha256(Path(path))
-    return described
