@@ -14,7 +14,7 @@ from tfce_eval.retrieval.layouts import detect_layout
 from tfce_eval.retrieval.measures import DEFAULT_MEASURES, Measure, parse_measures
 from tfce_eval.retrieval.ranking import Run, RunForm
 from tfce_eval.retrieval.records import Doc, Fragment, Layout, Span
-from tfce_eval.retrieval.runs import dataset_run, detect_run_form, read_run, read_scores
+from tfce_eval.retrieval.runs import dataset_run, detect_run_form, read_run
 from tfce_eval.retrieval.score import QueryScore, RetrievalResult, ScoredRun, score_run
 from tfce_eval.retrieval.scored import is_scored_run, load_scored_run
 from tfce_eval.retrieval.validate import validate_retrieval
@@ -43,7 +43,6 @@ __all__ = [
     "load_scored_run",
     "parse_measures",
     "read_run",
-    "read_scores",
     "retrieval_document",
     "retrieve",
     "score_run",

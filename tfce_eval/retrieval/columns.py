@@ -70,7 +70,9 @@ class RunColumns:
         q, d, s, r = self.arrow
         return q.to_pylist(), d.to_pylist(), s.tolist(), None if r is None else r.tolist()
 
-    def finish(self, name: str, path: str, form: RunForm) -> Run:
+    def finish(self, name: str, path: str, form: RunForm, *, scores: bool = False) -> Run:
+        """The run in trec_eval's order; with `scores`, also the scores as the file gives
+        them (none for ranked lists, whose scores are made up from the order)."""
         import numpy as np
         import pyarrow as pa
 
@@ -85,6 +87,12 @@ class RunColumns:
             s = np.asarray(self.scores, dtype=np.float64)
             r = None if self.ranks is None else np.asarray(self.ranks, dtype=np.int64)
         rankings, tied, reordered, contradicted = order_run(q, d, s, r, where=self.where)
+        given: dict[str, dict[str, float]] | None = None
+        if scores:
+            given = {}
+            if form is not RunForm.RANKED:
+                for qid, docid, score in zip(q.to_pylist(), d.to_pylist(), s.tolist(), strict=True):
+                    given.setdefault(qid, {})[docid] = score
         return Run(
             name,
             path,
@@ -95,6 +103,7 @@ class RunColumns:
             contradicted=contradicted,
             reordered=reordered,
             notes=tuple(self.notes),
+            scores=given,
         )
 
 

@@ -54,6 +54,8 @@ class Run:
     contradicted: tuple[str, ...] = ()  # queries whose ranks contradict their scores
     reordered: tuple[str, ...] = ()  # tied queries the file lists in another order
     notes: tuple[tuple[str, str], ...] = ()  # other warnings found while reading, with fixes
+    #: {qid: {docid: score}} as the file gives them, when asked for (`read_run(scores=True)`).
+    scores: Mapping[str, Mapping[str, float]] | None = None
 
     @property
     def warnings(self) -> tuple[str, ...]:

@@ -90,8 +90,15 @@ def _first_line(path: Path) -> str | None:
     return None
 
 
-def read_run(path: str | Path, *, name: str | None = None, form: RunForm | None = None) -> Run:
-    """Read a run file in any form, in trec_eval's order; DataError naming the line."""
+def read_run(
+    path: str | Path,
+    *,
+    name: str | None = None,
+    form: RunForm | None = None,
+    scores: bool = False,
+) -> Run:
+    """Read a run file in any form, in trec_eval's order; DataError naming the line. With
+    `scores`, the run also keeps the scores as the file gives them (`Run.scores`)."""
     file = Path(path)
     if not file.is_file():
         raise DataError("no such run file", path=str(file), hint="give the path of a run file")
@@ -101,24 +108,7 @@ def read_run(path: str | Path, *, name: str | None = None, form: RunForm | None 
             return empty
     kind = detect_run_form(file) if form is None else parse_choice(RunForm, form, "form")
     columns = _READERS[kind](file)
-    return columns.finish(name or file.name, str(file), kind)
-
-
-def read_scores(path: str | Path) -> dict[str, dict[str, float]]:
-    """{qid: {docid: score}} as a run file gives them, for a file `read_run` has read
-    already (which checks it and fixes the order). Ranked lists give no scores, nor does
-    an empty run: {}."""
-    file = Path(path)
-    if not file.name.endswith(".parquet") and _first_line(file) is None:
-        return {}
-    kind = detect_run_form(file)
-    if kind is RunForm.RANKED:
-        return {}  # its scores are n - rank, made up from the order
-    qids, docids, scores, _ = _READERS[kind](file).lists()
-    out: dict[str, dict[str, float]] = {}
-    for qid, docid, score in zip(qids, docids, scores, strict=True):
-        out.setdefault(qid, {})[docid] = score
-    return out
+    return columns.finish(name or file.name, str(file), kind, scores=scores)
 
 
 def described(run: Run) -> dict[str, Any]:

@@ -41,11 +41,11 @@ from tfce_eval.retrieval import (
     detect_layout,
     load_retrieval,
     read_run,
-    read_scores,
     retrieve,
 )
 from tfce_eval.retrieval.dataset import corpus_sha256
 from tfce_eval.retrieval.layouts import locate, splits_of
+from tfce_eval.retrieval.ranking import Run
 from tfce_eval.run.asking import tries
 from tfce_eval.run.config import Context, ContextSpec
 from tfce_eval.schema.wire import name_map
@@ -144,11 +144,12 @@ def build_requests(
     corpus: Path | None,
     work_dir: Path,
     cache_dir: Path,
-    rankings: Mapping[str, Mapping[str, int]] | None = None,
+    run: Run | None = None,
     every: Sequence[str] = (),
 ) -> dict[str, QaRequest]:
     """Each selected item with its context. BM25's run is kept in `work_dir` (context/);
-    `rankings` are a `run:FILE` context's, when the caller has read them already.
+    `run` is a `run:FILE` context's, when the caller has read it already (with its
+    scores).
 
     `every`: all the run's questions, when `ids` are those a resumed run has left: BM25
     ranks them all, so that the run kept in context/ covers the whole run."""
@@ -178,13 +179,12 @@ def build_requests(
         )
         result = retrieve(questions, k=spec.k, out_dir=work_dir / "context", cache_dir=cache_dir)
         # Questions BM25 finds nothing for (an empty run, too) are asked without context.
-        rankings = read_run(result.run_path).rankings
-        scores = read_scores(result.run_path)
+        run = read_run(result.run_path, scores=True)
     else:
         assert spec.run_file is not None
-        if rankings is None:
-            rankings = read_run(spec.run_file).rankings
-        scores = read_scores(spec.run_file)
+        if run is None:
+            run = read_run(spec.run_file, scores=True)
+    rankings, scores = run.rankings, run.scores or {}
     requests = {}
     for item in chosen:
         ranked = list(rankings.get(item.id, {}))[: spec.k]

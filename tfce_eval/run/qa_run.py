@@ -29,6 +29,7 @@ from tfce_eval.qa import (
 )
 from tfce_eval.qa.scoring import run_to_end
 from tfce_eval.retrieval import default_cache_dir, read_run
+from tfce_eval.retrieval.ranking import Run
 from tfce_eval.run.config import Context, ContextSpec, RunConfig
 from tfce_eval.run.driver import Plan, run_identity
 from tfce_eval.run.judge import ProviderJudge, judge_for
@@ -117,7 +118,7 @@ def qa_plan(config: RunConfig, run_dir: RunDir) -> tuple[Provider, Plan]:
     provider = make_provider(config.model, base_url=config.base_url, timeout_s=config.timeout_s)
     corpus = config.corpus or (default_corpus(config.data) if config.data else None)
     # A run file is read (and its questions matched) before anything is written.
-    rankings, unranked = context_rankings(spec, ids)
+    context_run, unranked = read_context_run(spec, ids)
 
     def items(todo: list[str]) -> Iterator[QaRequest]:
         run_dir.path.mkdir(parents=True, exist_ok=True)
@@ -128,7 +129,7 @@ def qa_plan(config: RunConfig, run_dir: RunDir) -> tuple[Provider, Plan]:
             corpus=corpus,
             work_dir=run_dir.path,
             cache_dir=config.cache_dir or default_cache_dir(),
-            rankings=rankings,
+            run=context_run,
             every=ids,
         )
         return iter_requests(requests, todo)
@@ -192,15 +193,15 @@ def qa_plan(config: RunConfig, run_dir: RunDir) -> tuple[Provider, Plan]:
     return provider, plan
 
 
-def context_rankings(
-    spec: ContextSpec, ids: list[str]
-) -> tuple[Mapping[str, Mapping[str, int]] | None, list[str]]:
-    """A `run:FILE` context's rankings and the selected questions it ranks nothing for;
-    UsageError when it ranks none of them (a run made for other questions)."""
+def read_context_run(spec: ContextSpec, ids: list[str]) -> tuple[Run | None, list[str]]:
+    """A `run:FILE` context's run, read once with its scores, and the selected questions it
+    ranks nothing for; UsageError when it ranks none of them (a run made for other
+    questions)."""
     if spec.kind is not Context.RUN:
         return None, []
     assert spec.run_file is not None
-    rankings = read_run(spec.run_file).rankings
+    run = read_run(spec.run_file, scores=True)
+    rankings = run.rankings
     unranked = [i for i in ids if not rankings.get(i)]
     if len(unranked) == len(ids):
         known = ", ".join(sorted(rankings)[:3]) or "none"
@@ -208,7 +209,7 @@ def context_rankings(
             f"--context run:{spec.run_file}: the run ranks none of the {len(ids)} questions "
             f"asked (its query ids: {known}); give a run made for this dataset's question ids"
         )
-    return rankings, unranked
+    return run, unranked
 
 
 def dump_qa_request(config: RunConfig, item_id: str) -> dict[str, Any]:
