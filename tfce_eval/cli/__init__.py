@@ -79,13 +79,13 @@ class _Failure(click.ClickException):
         click.echo(fold(shown(self.format_message()), self.label), err=True)
 
 
-class _Interrupted(click.ClickException):
-    """Ctrl-C outside a run's request loop (which says how to resume): exit 130."""
+class Interrupted(click.ClickException):
+    """Ctrl-C (exit 130), or SIGTERM (143), outside a run's request loop (which says how
+    to resume)."""
 
-    exit_code = 130
-
-    def __init__(self) -> None:
-        super().__init__("stopped by Ctrl-C before the command finished")
+    def __init__(self, how: str = "Ctrl-C", exit_code: int = 130) -> None:
+        super().__init__(f"stopped by {how} before the command finished")
+        self.exit_code = exit_code  # type: ignore[misc]
 
     def show(self, file: Any = None) -> None:
         import sys
@@ -164,7 +164,7 @@ class _LazyGroup(click.Group):
         except click.UsageError as exc:
             raise _FoldedUsage(exc.format_message(), exc.ctx) from exc
         except KeyboardInterrupt as exc:
-            raise _Interrupted from exc
+            raise Interrupted() from exc
 
 
 @click.group(

@@ -327,9 +327,9 @@ def run_command(
             if not terminated:
                 raise  # Ctrl-C before the requests: the command line's own message
             # SIGTERM before any request (a context being built): 143, said as SIGTERM.
-            said = RunInterrupted("interrupted: stopped by SIGTERM before the command finished")
-            said.exit_code = 128 + signal.SIGTERM
-            raise said from None
+            from tfce_eval.cli import Interrupted
+
+            raise Interrupted("SIGTERM", 128 + signal.SIGTERM) from None
     from tfce_eval.cli.render import print_warnings
 
     print_warnings(result.score.warnings)
