@@ -21,18 +21,22 @@ from typing import Any
 from tfce_eval.decode import harmony
 from tfce_eval.decode.brackets import BracketError, match_end
 from tfce_eval.decode.limits import DecodeError, DecodeLimits, clip, too_many
-from tfce_eval.decode.textparts import TAGS, Places, fenced_blocks, tag_bodies
+from tfce_eval.decode.textparts import (
+    MISTRAL,
+    PYTHON_TAG,
+    TAGS,
+    Places,
+    fenced_blocks,
+    tag_bodies,
+)
 
-MISTRAL = "[TOOL_CALLS]"
 FUNCTION = "<function="
-_PYTHON_TAG = "<|python_tag|>"
 _KIMI_SECTIONS = ("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>")
 _KIMI = ("<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>")
 _DEEPSEEK_SECTION = "<｜tool▁calls▁begin｜>"
 _DEEPSEEK = ("<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>")
 _MINIMAX = ("<minimax:tool_call>", "</minimax:tool_call>")
 _TAG_MARKERS = tuple(opener for opener, _ in TAGS)
-_HARMONY_CALL = harmony.CALL
 #: Every marker that opens calls written as text, in the order they are reported.
 _MARKERS = (
     MISTRAL,
@@ -43,7 +47,7 @@ _MARKERS = (
     _KIMI[0],
     _DEEPSEEK_SECTION,
     _DEEPSEEK[0],
-    _PYTHON_TAG,
+    PYTHON_TAG,
 )
 #: Longest function or parameter name read before its closing ">".
 _MAX_NAME = 200
@@ -82,10 +86,16 @@ class Template:
     rest: str | None = None
 
 
+def _may_hold_markers(text: str) -> bool:
+    """Whether a marker can be in the text at all: every one begins with "<", but
+    Mistral's `[TOOL_CALLS]`. The one test an ordinary answer pays."""
+    return "<" in text or MISTRAL in text
+
+
 def marker_in(text: str) -> str | None:
     """The first known tool-call marker the text holds in a template's position, or None
     (a scan only when a marker's first character is there)."""
-    if MISTRAL not in text and "<" not in text:
+    if not _may_hold_markers(text):
         return None
     places = Places(text)
     for marker in _MARKERS:
@@ -117,7 +127,7 @@ def read(text: str, limits: DecodeLimits) -> Template | None:
     Each syntax is looked for only when the first characters of its markers are there, so
     that an ordinary answer costs a few searches.
     """
-    if "<" not in text and MISTRAL not in text:
+    if not _may_hold_markers(text):
         return None
     places = Places(text)
     found = _syntax(text, places, _Reader(limits))
@@ -127,7 +137,7 @@ def read(text: str, limits: DecodeLimits) -> Template | None:
     # `[TOOL_CALLS] [...]`): here only to say that nothing could be read from them.
     if MISTRAL in text and places.first(MISTRAL) >= 0:
         return Template(MISTRAL)
-    other = places.first_of((*_TAG_MARKERS, _PYTHON_TAG))
+    other = places.first_of((*_TAG_MARKERS, PYTHON_TAG))
     return None if other is None else Template(other[1])
 
 
@@ -136,7 +146,7 @@ def read_tail(text: str, limits: DecodeLimits) -> Template | None:
     after a space too) when they end the text: nothing but white space and end-of-turn
     tokens follows the last (the tail rule). None otherwise, and for calls that cannot be
     cut: real leaks end with their calls, mentions in prose are followed by more prose."""
-    if "<" not in text and MISTRAL not in text:
+    if not _may_hold_markers(text):
         return None
     reader = _Reader(limits)
     try:
@@ -159,10 +169,10 @@ def _syntax(text: str, places: Places, reader: _Reader) -> Template | None:
         if (start := harmony.answer_start(text, places)) >= 0:
             rest = reader.harmony(text, start)
             if reader.found:
-                return Template(_HARMONY_CALL, tuple(reader.found))
-            if places.first(_HARMONY_CALL, start) >= 0:
-                return Template(_HARMONY_CALL)
-            return Template(_HARMONY_CALL, rest=rest)
+                return Template(harmony.CALL, tuple(reader.found))
+            if places.first(harmony.CALL, start) >= 0:
+                return Template(harmony.CALL)
+            return Template(harmony.CALL, rest=rest)
     if "<｜" in text and (deepseek := places.first_of((_DEEPSEEK[0], _DEEPSEEK_SECTION))):
         reader.delimited(text[deepseek[0] :], _DEEPSEEK, "<｜tool▁calls▁end｜>")
         reader.end += deepseek[0]

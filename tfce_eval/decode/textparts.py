@@ -16,7 +16,9 @@ from tfce_eval.decode.brackets import BracketError, match_end
 
 _REASONING_TAGS = ("think", "thinking", "seed:think")
 # Markers some chat templates put before native-style calls written as text.
-_MARKERS = ("[TOOL_CALLS]", "<|python_tag|>")
+MISTRAL = "[TOOL_CALLS]"
+PYTHON_TAG = "<|python_tag|>"
+_MARKERS = (MISTRAL, PYTHON_TAG)
 #: The tags whose bodies are calls, each with its closing tag (Hermes and Qwen; Seed-OSS).
 TAG_OPEN = "<tool_call>"
 TAG_CLOSE = "</tool_call>"
