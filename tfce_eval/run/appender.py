@@ -68,9 +68,13 @@ class OutputsAppender:
 
     def put(self, record: Mapping[str, Any]) -> None:
         """Queue one record (serialised now, so later changes to it do not matter)."""
+        self.put_line(encode_line(record))
+
+    def put_line(self, line: bytes) -> None:
+        """Queue one line already made by `encode_line`."""
         if self._error is not None:
             raise AppendFailed(self.path, self._error)
-        self._queue.put(encode_line(record))
+        self._queue.put(line)
 
     def _loop(self) -> None:
         stop = False

@@ -100,8 +100,8 @@ class Session:
 
     async def _work(self, work: asyncio.Queue[Any]) -> None:
         while (item := await work.get()) is not None:
-            record = await self.ask(item)
-            self.appender.put(record)
+            record, line = await self.ask(item)
+            self.appender.put_line(line)
             failed = record["error"] is not None
             self.stats.request_errors += failed
             self.stats.answered += not failed
@@ -117,8 +117,9 @@ class Session:
             "items are asked again when the run resumes",
         )
 
-    async def ask(self, item: Any) -> dict[str, Any]:
-        """One item's record: its answer, or a request_error. SessionStopped if nothing can be."""
+    async def ask(self, item: Any) -> tuple[dict[str, Any], bytes]:
+        """One item's record (its answer, or a request_error) and its outputs.jsonl line.
+        SessionStopped if nothing can be."""
         self.stats.asked += 1
         while True:
             request = self.asker.request(self.provider, item, self._options)
@@ -136,22 +137,25 @@ class Session:
                 if error.param is not None and error.param in request:
                     self._drop(error.param, error.message)
                     continue
-                return self.asker.error(item, error, gave_up.attempts)
+                record = self.asker.error(item, error, gave_up.attempts)
+                return record, encode_line(record)
             return self._within_line(item, self.asker.answer(item, raw, response))
 
-    def _within_line(self, item: Any, record: dict[str, Any]) -> dict[str, Any]:
-        """`record`, or a request_error when its line would be longer than `score` reads
-        (an answer within the provider's body bound, escaped to more than that)."""
-        size = len(encode_line(record))
+    def _within_line(self, item: Any, record: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+        """`record` and its line, or a request_error's when the line would be longer than
+        `score` reads (an answer within the provider's body bound, escaped to more)."""
+        line = encode_line(record)
+        size = len(line)
         if size <= MAX_LINE:
-            return record
+            return record, line
         error = ProviderError(
             ErrorKind.ITEM,
             f"response too large: its outputs line would be {size:,} bytes, more than the "
             f"{MAX_LINE:,} that score reads; not retried: check the server, or lower "
             "--max-tokens",
         )
-        return self.asker.error(item, error, 1)
+        record = self.asker.error(item, error, 1)
+        return record, encode_line(record)
 
     def _classify(self, exc: BaseException) -> ProviderError:
         error = self.provider.classify(exc)
