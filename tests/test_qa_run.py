@@ -204,7 +204,7 @@ def test_questions_a_run_file_does_not_rank_are_named(server: FakeServer, tmp_pa
         str(tmp_path / "o"),
     )
     said = unfold(result.output)
-    assert f"ranks nothing for 1 of 2 questions (first: {second})" in said
+    assert f"ranks nothing for 1 of 2 questions ({second})" in said
     (run_dir,) = list((tmp_path / "o").iterdir())
     outputs = {o["id"]: o for o in lines(run_dir / "outputs.jsonl")}
     assert [c["chunk_id"] for c in outputs[first]["retrieved"]] == [chunk]

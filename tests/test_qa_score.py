@@ -196,9 +196,9 @@ def test_missing_items_count_or_skip(tmp_path: Path) -> None:
     assert counted.summary["missing"] == 5
     assert counted.summary["answer_types"]["mc"]["request_errors"] == 2
     assert counted.summary["answer_types"]["mc"]["accuracy"] == pytest.approx(1 / 3)
-    assert any(
-        "5 items have no output and count as request errors" in w and w.endswith(" and 2 more)")
-        for w in counted.warnings
+    assert (
+        "5 items have no output and count as request errors (m2, m3, o1, o2, t2)"
+        in counted.warnings
     )
     skipped = score_outputs(outputs, data, out_dir=None, missing=MissingMode.SKIP)
     assert [r.id for r in skipped.records] == ["m1", "t1"]
@@ -509,9 +509,7 @@ def test_a_run_file_gives_the_hit_rate_the_lines_retrieved_would(tmp_path: Path,
     assert summary_b["retrieval_run"]["sha256"] == hashlib.sha256(run.read_bytes()).hexdigest()
     assert summary_b["retrieval_run"]["form"] == "trec"
     assert "retrieval_run" not in summary_a
-    assert "the run ranks nothing for 4 of the 7 questions (m3, o2, t1 and 1 more)" in unfold(
-        printed
-    )
+    assert "the run ranks nothing for 4 of the 7 questions (m3, o2, t1, t2)" in unfold(printed)
 
 
 def test_a_run_file_and_the_lines_own_chunks_are_not_mixed(tmp_path: Path) -> None:
@@ -550,7 +548,7 @@ def test_a_run_whose_chunk_ids_name_no_spec_says_so(tmp_path: Path) -> None:
     preds = write_lines(tmp_path / "preds.jsonl", bare(PREDICTIONS))
     args = (preds, "--data", data, "--split", "set_7", "--run", run, "--out", tmp_path / "o")
     said = unfold(score_cli(*args).output)
-    assert "warning: no chunk id in the run's top 5 names a 3GPP spec (first: d1)" in said
+    assert "warning: no chunk id in the run's top 5 names a 3GPP spec (d1, d2)" in said
     assert scored(tmp_path / "o")[1]["canonical_hit"]["hits"] == 0
 
 

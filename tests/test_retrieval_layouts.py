@@ -194,7 +194,7 @@ def test_validate_reports_every_problem_with_its_line(tmp_path: Path) -> None:
         ),
         ("qrels", 3, "judgement of document 'nope', which is not in the corpus"),
         ("qrels", 4, "field 'score' is str, not an integer"),
-        ("top_ranked", 1, "1 candidate of query 'q1' is not in the corpus (first: gone)"),
+        ("top_ranked", 1, "1 candidate of query 'q1' is not in the corpus (gone)"),
         ("retrieved_docs", 2, "document 'p1_0' is listed twice for query 'q1'"),
     }
     assert expected <= seen, expected - seen

@@ -468,7 +468,7 @@ def test_an_answer_cut_before_any_call_is_a_parse_error_not_a_refusal(tmp_path: 
     said = unfold(result.stderr)
     assert (
         "warning: 5 answers were cut at the token limit before any call and count as "
-        "parse_error (first: base_irrelevance_0, base_irrelevance_1, base_irrelevance_4, "
+        "parse_error (base_irrelevance_0, base_irrelevance_1, base_irrelevance_4, "
         "base_multiple_0, base_simple_0); a larger --max-tokens lets them finish"
     ) in said
 

@@ -77,8 +77,8 @@ def test_a_torn_last_line_is_a_warning_naming_the_line_and_the_missing_item(
         f"warning: {perfect}: line {len(lines)} is incomplete (no line end, not JSON) and "
         "was ignored: a run stopped mid-write leaves this; if the file was copied or cut, "
         "the item it held counts as missing",
-        f"warning: 1 item has no output and counts as wrong (no_call); id {torn_id} "
-        "(--missing skip leaves it out)",
+        f"warning: 1 item has no output and counts as wrong (no_call): {torn_id}; "
+        "--missing skip leaves it out",
     ]
 
 
@@ -269,7 +269,7 @@ def test_one_id_on_two_lines_is_counted_in_the_singular(tmp_path: Path, perfect:
     assert result.exit_code == 0, result.output
     assert said(result) == [
         f"warning: {perfect}: 1 id is answered on more than one line; the last line counts "
-        f"(id {again})"
+        f"({again})"
     ]
 
 
@@ -282,7 +282,7 @@ def test_one_missing_item_left_out_is_counted_in_the_singular(
     result = run_cli("score", perfect, "--check", "ast", "--missing", "skip")
     assert result.exit_code == 0, result.output
     assert said(result) == [
-        f"warning: 1 item has no output and was left out (--missing skip; id {gone})"
+        f"warning: 1 item has no output and was left out by --missing skip: {gone}"
     ]
 
 

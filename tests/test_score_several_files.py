@@ -103,7 +103,7 @@ def test_an_id_in_two_files_counts_once_its_last_line_with_a_warning(tmp_path: P
     assert result.exit_code == 0, result.output
     assert unfold(result.stderr).splitlines()[0] == (
         "warning: 1 id is answered on more than one line; the last line counts, "
-        f"the files read in the order given (id simple_0 in {simple}, line 1 and "
+        f"the files read in the order given (simple_0 in {simple}, line 1 and "
         f"{parallel}, line 2)"
     )
     verdicts = {s["id"]: s for s in scores(tmp_path)}
@@ -122,7 +122,7 @@ def test_a_request_error_after_an_answer_in_another_file_names_both(tmp_path: Pa
     assert result.exit_code == 0, result.output
     warning = unfold(result.stderr).splitlines()[0]
     assert warning.startswith("warning: 1 id has a request error on a line after its answer")
-    assert warning.endswith(f"(id simple_2 in {simple}, line 3 and {retried}, line 1)")
+    assert warning.endswith(f"(simple_2 in {simple}, line 3 and {retried}, line 1)")
     assert {s["id"]: s for s in scores(tmp_path)}["simple_2"]["error_type"] == "request_error"
 
 

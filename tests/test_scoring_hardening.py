@@ -205,8 +205,8 @@ def test_a_ground_truth_that_raises_is_a_dataset_problem_never_the_models(
     assert result.summary["overall"]["exec"]["dataset_problems"] == 3
     assert result.summary["simple"]["model_errors"] == 2
     assert [w for w in result.warnings if "ground-truth" in w] == [
-        "3 items were not exec-checked: a ground-truth call fails (a dataset problem, not "
-        "the model's; first: s_1, s_2, s_3); `tfce-eval validate` lists them"
+        "3 items were not exec-checked (s_1, s_2, s_3): a ground-truth call fails (a "
+        "dataset problem, not the model's); `tfce-eval validate` lists them"
     ]
 
 
@@ -249,7 +249,7 @@ def test_duplicate_ids_are_a_warning_with_count_and_first_ids(
     warning = [w for w in result.warnings if "more than one line" in w]
     assert warning == [
         f"{doubled}: 2 ids are answered on more than one line; the last line of each "
-        f"counts (first: {second}, {first})"
+        f"counts ({second}, {first})"
     ]
 
 
@@ -293,9 +293,9 @@ def test_an_answer_replaced_by_a_later_request_error_is_a_warning(
     assert (index.duplicates, index.replaced_answers) == ((ids[3],), (ids[2], ids[4]))
     result = score_outputs(odd, load_dataset(), AST, tmp_path / "out")
     assert list(result.warnings) == [
-        f"{odd}: 1 id is answered on more than one line; the last line counts (id {ids[3]})",
+        f"{odd}: 1 id is answered on more than one line; the last line counts ({ids[3]})",
         f"{odd}: 2 ids have a request error on a line after their answer; the last line "
-        f"counts, so they are request errors (first: {ids[2]}, {ids[4]})",
+        f"counts, so they are request errors ({ids[2]}, {ids[4]})",
     ]
     failed = sorted(r.id for r in result.records if r.error_type == "request_error")
     assert failed == sorted([ids[2], ids[4]])
@@ -503,9 +503,9 @@ def test_a_wrong_answer_to_an_item_its_own_truth_fails_is_said_to_be_the_datas(
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert (
-        "warning: 1 item cannot be answered right under these options: the ground truth "
-        "fails its own check (a dataset problem, counted against the model as BFCL counts "
-        "it; id s_0); `tfce-eval validate` lists what is wrong in the data"
+        "warning: 1 item cannot be answered right under these options (s_0): the ground "
+        "truth fails its own check (a dataset problem, counted against the model as BFCL "
+        "counts it); `tfce-eval validate` lists what is wrong in the data"
     ) in unfold(result.stderr).splitlines()
 
 
@@ -556,7 +556,7 @@ def test_ground_truth_the_checker_accepts_is_not_said_to_fail_its_own_check(
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert (
-        "warning: 1 item cannot be answered right under these options: the ground truth "
-        "fails its own check (a dataset problem, counted against the model as BFCL counts "
-        "it; id simple_3); `tfce-eval validate` lists what is wrong in the data"
+        "warning: 1 item cannot be answered right under these options (simple_3): the "
+        "ground truth fails its own check (a dataset problem, counted against the model as "
+        "BFCL counts it); `tfce-eval validate` lists what is wrong in the data"
     ) in unfold(result.stderr).splitlines()

@@ -1,11 +1,28 @@
-"""Counts in words for every message and report: `1 id is`, `2 ids are`, `1 category`."""
+"""Counts in words for every message and report: `1 id is`, `2 ids are`, `1 category`;
+lists of ids, files or values as every message gives them: `a, b, c, d, e and 7 more`."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:
     """`n` and the noun, singular for exactly one: counted(n, "item has", "items have")."""
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+def listed(names: Sequence[str], shown: int = 5) -> str:
+    """The first `shown` names, then how many more: `a`, `a, b`, `a, b, c, d, e and 7 more`.
+
+    Names that hold a comma themselves (`x.json, line 3`) are parted by semicolons, and
+    so is the count: `a in x.json, line 3; b in y.json, line 1; and 2 more`."""
+    head = names[:shown]
+    sep = "; " if any(", " in name for name in head) else ", "
+    text = sep.join(head)
+    more = len(names) - len(head)
+    if more > 0:
+        text += f"{sep.rstrip(' ,')} and {more} more"
+    return text
 
 
 def of_failing(shown: int, failing: int) -> str:

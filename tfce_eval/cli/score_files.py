@@ -48,10 +48,11 @@ def out_beside(files: tuple[str, ...], task: TaskKind, *, out_given: bool) -> Pa
         seen[key] = file
         directories.setdefault(path.parent, os.path.dirname(file) or ".")
     if len(directories) > 1 and not out_given:
-        named = ", ".join(list(directories.values())[:3])
-        more = ", ..." if len(directories) > 3 else ""
+        from tfce_eval.words import listed
+
         raise UsageError(
-            f"the FILEs are in {len(directories)} directories ({named}{more}): "
+            f"the FILEs are in {len(directories)} directories "
+            f"({listed(list(directories.values()))}): "
             "give --out DIR, the directory for the scores"
         )
     return Path(files[0]).parent

@@ -27,6 +27,7 @@ from tfce_eval.dataset.paths import builtin_data_dir
 from tfce_eval.dataset.records import named
 from tfce_eval.errors import DataError
 from tfce_eval.model import Category
+from tfce_eval.words import listed
 
 SUFFIXES = (".json", ".jsonl", ".jsonlines")
 ANSWER_DIRS = ("answers", "possible_answer")
@@ -123,7 +124,6 @@ def _answer_sources(
 #: Why a file named like a dataset file is left out: a link to nothing.
 BROKEN_LINK = "a broken link"
 NO_CATEGORY = "no category in the name"
-_SHOWN = 5
 
 
 def skipped_files(left_out: Sequence[tuple[Path, str]], root: Path | None) -> str:
@@ -134,9 +134,7 @@ def skipped_files(left_out: Sequence[tuple[Path, str]], root: Path | None) -> st
         by_reason.setdefault(why, []).append(named(path, root))
     parts = []
     for why, names in by_reason.items():
-        more = len(names) - _SHOWN
-        shown = ", ".join(names[:_SHOWN]) + (f" and {more} more" if more > 0 else "")
-        parts.append(f"{shown} ({why})")
+        parts.append(f"{listed(names)} ({why})")
     return "; ".join(parts)
 
 

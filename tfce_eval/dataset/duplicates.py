@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tfce_eval.dataset.records import AnswerLoc, FileNotes, QuestionLoc, first_ids
-from tfce_eval.words import counted
+from tfce_eval.dataset.records import AnswerLoc, FileNotes, QuestionLoc
+from tfce_eval.words import counted, listed
 
 _SHOWN = 5
 _COPY_WORDS = frozenset({"copy", "backup", "bak", "old", "orig", "original"})
@@ -69,7 +69,7 @@ class Duplicates(FileNotes):
         if rest:
             self.reporter.error(
                 f"{counted(len(rest), 'more duplicate id')} from this line on: "
-                + first_ids([d[0] for d in rest]),
+                + listed([d[0] for d in rest]),
                 path=path,
                 line=rest[0][1],
                 hint="give each item its own id, or delete the repeated lines",

@@ -42,13 +42,12 @@ from tfce_eval.dataset.records import (
     Reporter,
     Source,
     doc_objects,
-    first_ids,
     function_docs,
 )
 from tfce_eval.dataset.unread import Unmatched, Unread
 from tfce_eval.jsonl import LineReader, json_type
 from tfce_eval.model import AnswerStyle, Category, FunctionDoc
-from tfce_eval.words import counted
+from tfce_eval.words import counted, listed
 
 _CATEGORY_NAMES = ", ".join(c.value for c in Category)
 
@@ -326,7 +325,7 @@ class Indexer:
                 self.reporter.warning(
                     f"{counted(len(items), 'answer has', 'answers have')} no question and "
                     f"{'is' if len(items) == 1 else 'are'} ignored: "
-                    + first_ids([i for i, _, _ in items]),
+                    + listed([i for i, _, _ in items]),
                     path=self.sources[file].path,
                 )
                 continue

@@ -4,8 +4,7 @@
 file, with its parsed records when the dataset is small enough to keep them
 (`KEEP_PARSED_BYTES`: each line is then parsed once, at load); the `Reporter` raises on the
 first error (loading) or collects every problem (validating). `doc_objects` and
-`parse_docs` read an item's function docs; `named` and `first_ids` word files and ids in
-messages.
+`parse_docs` read an item's function docs; `named` words files in messages.
 """
 
 from __future__ import annotations
@@ -18,8 +17,6 @@ from typing import Any, NamedTuple
 from tfce_eval.errors import DataError
 from tfce_eval.jsonl import LineReader
 from tfce_eval.model import Category, Finding, FunctionDoc, Level
-
-_IDS_SHOWN = 5
 
 #: A dataset whose files add up to at most this many bytes keeps its records parsed in
 #: memory (a few times their size on disk); a larger one is read back line by line, so
@@ -171,9 +168,3 @@ class FileNotes:
 def named(path: Path, root: Path | None) -> str:
     """A file as messages name it: from the dataset's directory `root` when it is inside."""
     return str(path.relative_to(root) if root and path.is_relative_to(root) else path)
-
-
-def first_ids(ids: list[str]) -> str:
-    """The first few ids, then how many more: `s_0, s_1, s_2, s_3, s_4 and 7 more`."""
-    more = len(ids) - _IDS_SHOWN
-    return ", ".join(ids[:_IDS_SHOWN]) + (f" and {more} more" if more > 0 else "")

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 
 from tfce_eval.dataset.category import parse_category
 from tfce_eval.dataset.files import JsonFile
-from tfce_eval.dataset.records import FileNotes, first_ids
+from tfce_eval.dataset.records import FileNotes
 from tfce_eval.model import Category
-from tfce_eval.words import counted
+from tfce_eval.words import counted, listed
 
 #: An id that no record of the other side matches: (id, line, category if known).
 Unmatched = tuple[str, int, Category | None]
@@ -99,7 +99,7 @@ class Unread(FileNotes):
             because = ", ".join(self._why(f, lines.get(cause, set())) for f in cause)
             errors = all(f in self._failed for f in cause)
             (self.reporter.warning if errors else self.reporter.error)(
-                f"{counted(len(ids), what)} ({first_ids(ids)}) could not be matched with "
+                f"{counted(len(ids), what)} ({listed(ids)}) could not be matched with "
                 f"{matched}: {because}",
                 path=self.sources[file].path,
                 hint="repair the file that could not be read (its error says how), then "

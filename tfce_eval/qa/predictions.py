@@ -30,7 +30,7 @@ from typing import Any
 from tfce_eval.errors import DataError, UsageError
 from tfce_eval.jsonl import JsonLimits, JsonLines, JsonRefused, torn_line_warning
 from tfce_eval.qa.items import normalise_spec
-from tfce_eval.words import counted
+from tfce_eval.words import counted, listed
 
 #: The bounds of one line: its length in bytes, and how deeply it may nest.
 LIMITS = JsonLimits(max_bytes=1 << 20, max_depth=64)
@@ -222,10 +222,9 @@ def read_predictions(path: str | Path, known_ids: set[str] | frozenset[str]) -> 
         seen[output.id] = output
     warnings = list(reader.warnings)
     if repeated:
-        first = ", ".join(list(dict.fromkeys(repeated))[:3])
         warnings.append(
             f"{counted(len(repeated), 'prediction repeats', 'predictions repeat')} an id "
-            f"given earlier ({first}); "
+            f"given earlier ({listed(list(dict.fromkeys(repeated)))}); "
             "the later line counts"
         )
     return Predictions(str(reader.path), tuple(seen.values()), reader.sha256, tuple(warnings))
@@ -242,11 +241,6 @@ class ContextRun:
     warnings: tuple[str, ...] = ()
 
 
-def _first(ids: list[str]) -> str:
-    more = f" and {len(ids) - 3} more" if len(ids) > 3 else ""
-    return ", ".join(ids[:3]) + more
-
-
 def read_context_run(
     path: str | Path, known_ids: set[str] | frozenset[str], k: int, *, specs: bool = False
 ) -> ContextRun:
@@ -261,7 +255,7 @@ def read_context_run(
     run = read_run(path)
     ranked = sorted(q for q in known_ids if run.rankings.get(q))
     if not ranked:
-        known = ", ".join(sorted(run.rankings)[:3]) or "none"
+        known = listed(sorted(run.rankings)) or "none"
         raise DataError(
             f"the run ranks none of the dataset's {counted(len(known_ids), 'question')} "
             f"(its query ids: {known})",
@@ -273,14 +267,14 @@ def read_context_run(
     if unranked:
         warnings.append(
             f"the run ranks nothing for {len(unranked)} of the "
-            f"{counted(len(known_ids), 'question')} ({_first(unranked)}): they count as "
+            f"{counted(len(known_ids), 'question')} ({listed(unranked)}): they count as "
             "canonical misses"
         )
     unknown = sorted(set(run.rankings) - set(known_ids))
     if unknown:
         warnings.append(
             f"{counted(len(unknown), 'query', 'queries')} of the run "
-            f"{'is' if len(unknown) == 1 else 'are'} not in the dataset ({_first(unknown)}); "
+            f"{'is' if len(unknown) == 1 else 'are'} not in the dataset ({listed(unknown)}); "
             "ignored"
         )
     chunks = {
@@ -289,8 +283,9 @@ def read_context_run(
     }
     top = [c.chunk_id for ranking in chunks.values() for c in ranking]
     if specs and not any(normalise_spec(chunk) for chunk in top):
+        shown = listed(list(dict.fromkeys(top)))
         warnings.append(
-            f"no chunk id in the run's top {k} names a 3GPP spec (first: {top[0]}): every "
+            f"no chunk id in the run's top {k} names a 3GPP spec ({shown}): every "
             "question is a canonical miss; name chunks by spec (38331-j00_12), or give "
             'the lines "retrieved" with a "source" instead of --run'
         )

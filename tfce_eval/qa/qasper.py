@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from tfce_eval.qa.items import AnswerType, QaDataset, QaItem
 from tfce_eval.qa.lexical import token_f1
-from tfce_eval.words import counted
+from tfce_eval.words import counted, listed
 
 
 def answer_f1(prediction: str, references: Sequence[str]) -> float:
@@ -81,8 +81,7 @@ def qasper_dataset(
         )
     warnings: tuple[str, ...] = ()
     if unanswered:
-        first = ", ".join(sorted(unanswered)[:3])
         lacking = counted(len(unanswered), "query has", "queries have")
         left = "is" if len(unanswered) == 1 else "are"
-        warnings = (f"{lacking} no answer and {left} left out ({first})",)
+        warnings = (f"{lacking} no answer and {left} left out ({listed(sorted(unanswered))})",)
     return QaDataset(path, split, tuple(items), sha256, "qasper", "QASPER-RAG answers", warnings)

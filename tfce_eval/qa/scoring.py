@@ -45,7 +45,7 @@ from tfce_eval.qa.records import ErrorType, QaScore, score_item
 from tfce_eval.qa.summary import summarise
 from tfce_eval.scoring.options import MissingMode
 from tfce_eval.scoring.rundir import write_scored
-from tfce_eval.words import counted
+from tfce_eval.words import counted, listed
 
 _T = TypeVar("_T")
 
@@ -143,10 +143,9 @@ def _score_all(
         )
     warnings = []
     if repeated:
-        first = ", ".join(list(dict.fromkeys(repeated))[:3])
         warnings.append(
             f"{counted(len(repeated), 'output repeats', 'outputs repeat')} an id given earlier "
-            f"({first}); the later one counts"
+            f"({listed(list(dict.fromkeys(repeated)))}); the later one counts"
         )
     return scored, warnings, cites
 
@@ -209,10 +208,9 @@ async def score_outputs_async(
             verb = "counts as a request error" if one else "count as request errors"
         else:
             verb = "is left out" if one else "are left out"
-        more = f" and {n_missing - 3} more" if n_missing > 3 else ""
         notes.append(
             f"{counted(n_missing, 'item has', 'items have')} no output and {verb} "
-            f"({', '.join(absent[:3])}{more})"
+            f"({listed(absent)})"
         )
     out = None if out_dir is None else Path(out_dir)
     judge_info = None

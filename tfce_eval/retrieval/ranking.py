@@ -21,9 +21,7 @@ from typing import Any
 from tfce_eval.dataset.paths import recorded
 from tfce_eval.errors import DataError
 from tfce_eval.retrieval.records import id_key
-
-#: How many ids a warning names before it says "and N more".
-FIRST_IDS = 5
+from tfce_eval.words import listed
 
 
 class RunForm(StrEnum):
@@ -69,7 +67,7 @@ class Run:
             out.append(
                 (
                     f"{count(self.tied, 'query', 'queries')} with tied scores "
-                    f"({first_ids(self.tied)}), listed in trec_eval's order already (score "
+                    f"({listed(self.tied)}), listed in trec_eval's order already (score "
                     "descending, then document id descending)",
                     "nothing to do; to rank tied documents otherwise, give them distinct scores",
                 )
@@ -78,8 +76,8 @@ class Run:
             out.append(
                 (
                     f"{count(self.tied, 'query', 'queries')} with tied scores "
-                    f"({first_ids(self.tied)}); {len(self.reordered)} listed in another order "
-                    f"({first_ids(self.reordered)}) are ranked as trec_eval ranks ties, by "
+                    f"({listed(self.tied)}); {len(self.reordered)} listed in another order "
+                    f"({listed(self.reordered)}) are ranked as trec_eval ranks ties, by "
                     "document id descending",
                     "to keep the file's order, give tied documents distinct scores",
                 )
@@ -88,7 +86,7 @@ class Run:
             out.append(
                 (
                     f"{count(self.contradicted, 'query', 'queries')} whose rank column "
-                    f"contradicts the scores ({first_ids(self.contradicted)}): the scores "
+                    f"contradicts the scores ({listed(self.contradicted)}): the scores "
                     "decide the order, as in trec_eval",
                     "make the rank column agree with the scores, or drop it",
                 )
@@ -107,12 +105,6 @@ class Run:
 
 def count(items: Sequence[object], one: str, many: str) -> str:
     return f"{len(items)} {one if len(items) == 1 else many}"
-
-
-def first_ids(ids: Sequence[str]) -> str:
-    shown = ", ".join(ids[:FIRST_IDS])
-    more = len(ids) - FIRST_IDS
-    return f"first: {shown}, and {more} more" if more > 0 else shown
 
 
 def order_run(
@@ -180,8 +172,8 @@ def order_run(
         if q in tie_set:
             # Ties: score descending, then document id descending (trec_eval).
             pairs = sorted(zip(s_s[a:b].tolist(), block, strict=True), reverse=True)
-            listed, block = block, [d for _, d in pairs]
-            if block != listed:  # the file's own order (its ranks, else its lines)
+            given, block = block, [d for _, d in pairs]
+            if block != given:  # the file's own order (its ranks, else its lines)
                 reordered.append(names[q])
         ranking = dict(zip(block, range(b - a, 0, -1), strict=True))
         if len(ranking) < b - a:

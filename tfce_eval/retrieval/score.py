@@ -20,9 +20,10 @@ from tfce_eval.errors import DataError
 from tfce_eval.model import TaskKind
 from tfce_eval.retrieval.dataset import RetrievalDataset
 from tfce_eval.retrieval.measures import compute_measures, parse_measures
-from tfce_eval.retrieval.ranking import Run, count, first_ids
+from tfce_eval.retrieval.ranking import Run, count
 from tfce_eval.retrieval.runs import described, read_run
 from tfce_eval.scoring.rundir import write_scored
+from tfce_eval.words import listed
 
 #: Resamples of the bootstrap up to this many queries; above it, fewer (see resamples_for).
 FULL_RESAMPLES = 10_000
@@ -137,7 +138,7 @@ def score_run(
     # An empty run `retrieve` wrote (read_run's note says so) scores 0; any other run
     # that answers no gold query was made for another dataset or split.
     if not answered and run.entries:
-        shown = first_ids(sorted(run.rankings))
+        shown = listed(sorted(run.rankings))
         raise DataError(
             f"none of the run's {len(run.rankings)} queries is in the gold of split "
             f"{dataset.split!r} ({shown})",
@@ -147,7 +148,7 @@ def score_run(
     if unknown:
         warnings.append(
             f"{count(unknown, 'query', 'queries')} of the run not in the gold, "
-            f"ignored ({first_ids(unknown)})"
+            f"ignored ({listed(unknown)})"
         )
     scored = set(gold)
     unjudged = [q for q in dataset.queries if q not in scored]

@@ -32,7 +32,7 @@ from tfce_eval.retrieval.readers import iter_docs, read_top_ranked
 from tfce_eval.retrieval.records import Layout
 from tfce_eval.retrieval.runs import read_run
 from tfce_eval.retrieval.tables import Problems
-from tfce_eval.words import counted
+from tfce_eval.words import counted, listed
 
 
 def validate_retrieval(
@@ -163,7 +163,7 @@ def _check_pools(
                 origins[qid],
                 f"{counted(len(missing), 'candidate')} of query {qid!r} "
                 f"{'is' if len(missing) == 1 else 'are'} not in the corpus "
-                f"(first: {missing[0]})",
+                f"({listed(missing)})",
                 "list only corpus ids in corpus-ids",
             )
 
@@ -186,7 +186,7 @@ def _check_retrieved(
                 path,
                 None,
                 f"{counted(len(unknown), 'query is', 'queries are')} not in the split "
-                f"(first: {unknown[0]})",
+                f"({listed(unknown)})",
                 "keep only the split's queries in its retrieved_docs",
             )
         if ids:
@@ -196,7 +196,7 @@ def _check_retrieved(
                     path,
                     None,
                     f"{counted(len(absent), 'retrieved document is', 'retrieved documents are')}"
-                    f" not in the corpus (first: {absent[0]})",
+                    f" not in the corpus ({listed(absent)})",
                     "retrieve from this dataset's corpus",
                 )
         for warning, fix in run.warning_fixes:

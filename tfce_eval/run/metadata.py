@@ -18,6 +18,7 @@ from typing import Any
 
 from tfce_eval import __version__
 from tfce_eval.providers.secrets import shown_url
+from tfce_eval.words import listed
 
 #: The run.json fields that define a run: resume refuses when one of them differs.
 IDENTITY_FIELDS = (
@@ -102,8 +103,7 @@ def _shown(value: object) -> str:
     if value is None:
         return "none (all items)"
     if isinstance(value, list | tuple):
-        shown = ", ".join(str(v) for v in value[:5])
-        return shown + (f" and {len(value) - 5} more" if len(value) > 5 else "")
+        return listed([str(v) for v in value])
     return str(value)
 
 

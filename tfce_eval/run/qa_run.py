@@ -44,6 +44,7 @@ from tfce_eval.run.qa import (
 )
 from tfce_eval.scoring.rundir import RunDir
 from tfce_eval.tasks.load import load_qa_dataset
+from tfce_eval.words import listed
 
 ANSWER_TYPE_ORDER = (AnswerType.MC, AnswerType.TF, AnswerType.OPEN)
 
@@ -61,7 +62,7 @@ def select_qa_ids(dataset: QaDataset, config: RunConfig) -> list[str]:
         known = set(ids)
         unknown = [i for i in config.ids if i not in known]
         if unknown:
-            raise UsageError(f"--ids: not in the dataset: {', '.join(unknown[:5])}")
+            raise UsageError(f"--ids: not in the dataset: {listed(unknown)}")
         wanted = set(config.ids)
         ids = [i for i in ids if i in wanted]
     if config.limit is not None:
@@ -169,7 +170,7 @@ def qa_plan(config: RunConfig, run_dir: RunDir) -> tuple[Provider, Plan]:
     if unranked:
         notes += (
             f"context: the run file ranks nothing for {len(unranked)} of {len(ids)} "
-            f"questions (first: {unranked[0]}); they were asked without context",
+            f"questions ({listed(unranked)}); they were asked without context",
         )
     plan = Plan(
         ids=ids,
@@ -204,7 +205,7 @@ def read_context_run(spec: ContextSpec, ids: list[str]) -> tuple[Run | None, lis
     rankings = run.rankings
     unranked = [i for i in ids if not rankings.get(i)]
     if len(unranked) == len(ids):
-        known = ", ".join(sorted(rankings)[:3]) or "none"
+        known = listed(sorted(rankings)) or "none"
         raise UsageError(
             f"--context run:{spec.run_file}: the run ranks none of the {len(ids)} questions "
             f"asked (its query ids: {known}); give a run made for this dataset's question ids"

@@ -28,6 +28,7 @@ from tfce_eval.run.qa_run import dump_qa_request, qa_plan
 from tfce_eval.scoring.options import ScoreOptions
 from tfce_eval.scoring.rundir import RunDir
 from tfce_eval.scoring.score import ScoreResult, score_outputs
+from tfce_eval.words import listed
 
 
 def select_ids(dataset: Dataset, config: RunConfig) -> list[str]:
@@ -36,10 +37,7 @@ def select_ids(dataset: Dataset, config: RunConfig) -> list[str]:
     if config.ids:
         unknown = [i for i in config.ids if i not in dataset]
         if unknown:
-            raise UsageError(
-                f"--ids: not in the dataset: {', '.join(unknown[:5])}"
-                + (" ..." if len(unknown) > 5 else "")
-            )
+            raise UsageError(f"--ids: not in the dataset: {listed(unknown)}")
         wanted = set(config.ids)
         ids = [i for i in ids if i in wanted]
     if config.limit is not None:
@@ -58,7 +56,7 @@ def select_ids(dataset: Dataset, config: RunConfig) -> list[str]:
 
 def _nothing_selected(dataset: Dataset, config: RunConfig) -> str:
     if config.ids and config.categories is not None:
-        shown = ", ".join(config.ids[:5]) + (" ..." if len(config.ids) > 5 else "")
+        shown = listed(config.ids)
         verb = "is" if len(config.ids) == 1 else "are"
         theirs = sorted({str(dataset.category_of(i)) for i in config.ids})
         chosen = sorted(str(c) for c in config.categories)

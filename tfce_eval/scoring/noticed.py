@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tfce_eval.model import DecodeResult
-from tfce_eval.scoring.outputs import first_ids
-from tfce_eval.words import counted
+from tfce_eval.words import counted, listed
 
 #: The finish reasons that say the answer was cut at the token limit: OpenAI-compatible
 #: servers' `length`, Anthropic's `max_tokens` and `model_context_window_exceeded`, the
@@ -87,17 +86,16 @@ class Noticed:
         if self.unwinnable:
             found.append(
                 f"{counted(len(self.unwinnable), 'item', 'items')} cannot be answered right "
-                "under these options: the ground truth fails its own check (a dataset "
-                "problem, counted against the model as BFCL counts it; "
-                f"{first_ids(self.unwinnable)}); `tfce-eval validate` lists what is wrong "
-                "in the data"
+                f"under these options ({listed(self.unwinnable)}): the ground truth fails "
+                "its own check (a dataset problem, counted against the model as BFCL "
+                "counts it); `tfce-eval validate` lists what is wrong in the data"
             )
         if self.cut:
             one = len(self.cut) == 1
             found.append(
                 f"{counted(len(self.cut), 'answer was', 'answers were')} cut at the token "
                 f"limit before any call and {'counts' if one else 'count'} as "
-                f"parse_error ({first_ids(self.cut)}); a larger --max-tokens lets "
+                f"parse_error ({listed(self.cut)}); a larger --max-tokens lets "
                 f"{'it' if one else 'them'} finish"
             )
         return found

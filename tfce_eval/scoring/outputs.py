@@ -18,14 +18,13 @@ from typing import Any
 from tfce_eval.dataset.paths import recorded
 from tfce_eval.errors import DataError
 from tfce_eval.jsonl import JsonLines, LineReader, Record, json_type, torn_line_warning
-from tfce_eval.words import counted
+from tfce_eval.words import counted, listed
 
 __all__ = [
     "ANSWER_KEYS",
     "KEEP_PARSED_BYTES",
     "OutputsFile",
     "OutputsIndex",
-    "first_ids",
     "index_outputs",
     "index_outputs_files",
     "is_request_error",
@@ -38,14 +37,6 @@ KEEP_PARSED_BYTES = 8 * 1024 * 1024
 #: The keys that hold an answer (docs/decoding.md 4.2); a line with none of them but an
 #: `error` is a request error: the model could not be asked.
 ANSWER_KEYS = ("raw", "calls", "tool_calls", "content", "result", "text")
-
-
-def first_ids(ids: Sequence[str], n: int = 5) -> str:
-    """`id a` for one id, `first: a, b, ...` (at most `n`) for several."""
-    if len(ids) == 1:
-        return f"id {ids[0]}"
-    shown = ", ".join(ids[:n])
-    return "first: " + shown + (", ..." if len(ids) > n else "")
 
 
 def is_request_error(record: Mapping[str, Any]) -> bool:
@@ -153,18 +144,17 @@ class OutputsIndex:
             )
         return found
 
-    def _where(self, ids: Sequence[str], n: int = 3) -> str:
-        """The first ids; with several files, each with every line it is on."""
+    def _where(self, ids: Sequence[str]) -> str:
+        """The first ids; with several files, the first three, each with every line it
+        is on."""
         if self.places is None:
-            return first_ids(ids)
+            return listed(ids)
         shown = []
-        for item_id in ids[:n]:
+        for item_id in ids:
             lines = [f"{self.files[f].path}, line {line}" for f, line in self.places[item_id]]
             where = lines[0] if len(lines) == 1 else ", ".join(lines[:-1]) + " and " + lines[-1]
             shown.append(f"{item_id} in {where}")
-        if len(ids) == 1:
-            return "id " + shown[0]
-        return "first: " + "; ".join(shown) + ("; ..." if len(ids) > n else "")
+        return listed(shown, 3)
 
     @contextmanager
     def reader(self) -> Iterator[Callable[[str], dict[str, Any]]]:

@@ -37,7 +37,6 @@ from tfce_eval.scoring.noticed import Noticed
 from tfce_eval.scoring.options import CheckMode, MissingMode, ScoreOptions
 from tfce_eval.scoring.outputs import (
     OutputsIndex,
-    first_ids,
     index_outputs,
     index_outputs_files,
     is_request_error,
@@ -45,7 +44,7 @@ from tfce_eval.scoring.outputs import (
 from tfce_eval.scoring.rundir import REPORT_HTML, REPORT_MD, SCORES, SUMMARY, RunDir
 from tfce_eval.scoring.summary import UsageStats, exec_skipped, summarize
 from tfce_eval.scoring.writing import Staging, dumps_strict
-from tfce_eval.words import counted
+from tfce_eval.words import counted, listed
 
 if TYPE_CHECKING:
     from tfce_eval.exec.executor import Executor
@@ -341,15 +340,15 @@ def score_outputs(
         in_scope = [i for i in in_scope if i not in skipped]
         warnings.append(
             f"{counted(len(missing), 'item has', 'items have')} no output and "
-            f"{'was' if len(missing) == 1 else 'were'} left out "
-            f"(--missing skip; {first_ids(missing)})"
+            f"{'was' if len(missing) == 1 else 'were'} left out by --missing skip: "
+            f"{listed(missing)}"
         )
     elif missing:
         one = len(missing) == 1
         warnings.append(
             f"{counted(len(missing), 'item has', 'items have')} no output and "
-            f"{'counts' if one else 'count'} as wrong (no_call); "
-            f"{first_ids(missing)} (--missing skip leaves {'it' if one else 'them'} out)"
+            f"{'counts' if one else 'count'} as wrong (no_call): {listed(missing)}; "
+            f"--missing skip leaves {'it' if one else 'them'} out"
         )
     not_run = sorted(
         {dataset.category_of(i) for i in selected} - answered_cats, key=CATEGORY_ORDER.index
@@ -388,9 +387,9 @@ def score_outputs(
         not_judged = [r.id for r in records if exec_skipped(r)]
         if not_judged:
             warnings.append(
-                f"{counted(len(not_judged), 'item was', 'items were')} not exec-checked: "
-                "a ground-truth call fails "
-                f"(a dataset problem, not the model's; {first_ids(not_judged)}); "
+                f"{counted(len(not_judged), 'item was', 'items were')} not exec-checked "
+                f"({listed(not_judged)}): a ground-truth call fails "
+                "(a dataset problem, not the model's); "
                 f"`tfce-eval validate` lists {'it' if len(not_judged) == 1 else 'them'}"
             )
         warnings += noticed.warnings()
