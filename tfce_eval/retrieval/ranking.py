@@ -21,7 +21,7 @@ from typing import Any
 from tfce_eval.dataset.paths import recorded
 from tfce_eval.errors import DataError
 from tfce_eval.retrieval.records import id_key
-from tfce_eval.words import listed
+from tfce_eval.words import counted, listed
 
 
 class RunForm(StrEnum):
@@ -66,7 +66,7 @@ class Run:
         if self.tied and not self.reordered:
             out.append(
                 (
-                    f"{count(self.tied, 'query', 'queries')} with tied scores "
+                    f"{counted(len(self.tied), 'query', 'queries')} with tied scores "
                     f"({listed(self.tied)}), listed in trec_eval's order already (score "
                     "descending, then document id descending)",
                     "nothing to do; to rank tied documents otherwise, give them distinct scores",
@@ -75,7 +75,7 @@ class Run:
         elif self.tied:
             out.append(
                 (
-                    f"{count(self.tied, 'query', 'queries')} with tied scores "
+                    f"{counted(len(self.tied), 'query', 'queries')} with tied scores "
                     f"({listed(self.tied)}); {len(self.reordered)} listed in another order "
                     f"({listed(self.reordered)}) are ranked as trec_eval ranks ties, by "
                     "document id descending",
@@ -85,7 +85,7 @@ class Run:
         if self.contradicted:
             out.append(
                 (
-                    f"{count(self.contradicted, 'query', 'queries')} whose rank column "
+                    f"{counted(len(self.contradicted), 'query', 'queries')} whose rank column "
                     f"contradicts the scores ({listed(self.contradicted)}): the scores "
                     "decide the order, as in trec_eval",
                     "make the rank column agree with the scores, or drop it",
@@ -101,10 +101,6 @@ class Run:
             "queries": len(self.rankings),
             "entries": self.entries,
         }
-
-
-def count(items: Sequence[object], one: str, many: str) -> str:
-    return f"{len(items)} {one if len(items) == 1 else many}"
 
 
 def order_run(

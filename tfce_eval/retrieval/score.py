@@ -20,10 +20,10 @@ from tfce_eval.errors import DataError
 from tfce_eval.model import TaskKind
 from tfce_eval.retrieval.dataset import RetrievalDataset
 from tfce_eval.retrieval.measures import compute_measures, parse_measures
-from tfce_eval.retrieval.ranking import Run, count
+from tfce_eval.retrieval.ranking import Run
 from tfce_eval.retrieval.runs import described, read_run
 from tfce_eval.scoring.rundir import write_scored
-from tfce_eval.words import listed
+from tfce_eval.words import counted, listed
 
 #: Resamples of the bootstrap up to this many queries; above it, fewer (see resamples_for).
 FULL_RESAMPLES = 10_000
@@ -147,20 +147,20 @@ def score_run(
         )
     if unknown:
         warnings.append(
-            f"{count(unknown, 'query', 'queries')} of the run not in the gold, "
+            f"{counted(len(unknown), 'query', 'queries')} of the run not in the gold, "
             f"ignored ({listed(unknown)})"
         )
     scored = set(gold)
     unjudged = [q for q in dataset.queries if q not in scored]
     if unjudged:
         warnings.append(
-            f"{count(unjudged, 'query', 'queries')} of the split with no relevant "
+            f"{counted(len(unjudged), 'query', 'queries')} of the split with no relevant "
             "document, not scored"
         )
     missing = len(gold) - len(answered)
     if missing:
         warnings.append(
-            f"{count(range(missing), 'query', 'queries')} of the gold missing from the run, "
+            f"{counted(missing, 'query', 'queries')} of the gold missing from the run, "
             "scored 0 (trec_eval -c)"
         )
     values = compute_measures(
