@@ -4,6 +4,9 @@ Every fenced `python` block runs in a process of its own, from a directory laid 
 the repository's root (it holds `examples/`), offline. A block that needs what a test
 cannot have (a model server, a download) is marked with an HTML comment on the line
 before it, `<!-- not run: why -->`; it must still compile.
+
+Every Markdown file of the repository is wrapped at 80 columns, code fences included;
+a table row, a heading and a line of one word (a long URL) cannot wrap and may be wider.
 """
 
 from __future__ import annotations
@@ -12,14 +15,57 @@ import re
 import shutil
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
+
+from tfce_eval.words import listed
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```python\n(.*?)^```$", re.S | re.M)
 NOT_RUN = re.compile(r"<!-- not run: [^>]+ -->\s*$")
+WIDTH = 80
+FENCE_MARK = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+")
+HEADING = re.compile(r"^ {0,3}#{1,6}(\s|$)")
+# Folders of files a command writes, not documents: reports a test compares byte for
+# byte (tests/fixtures), runs and builds (results/ holds one document, its README).
+WRITTEN = {"fixtures", "build", "dist", "out", "runs", "scored"}
+
+
+def shipped(path: Path) -> bool:
+    parts = path.relative_to(REPO).parts
+    folders = parts[:-1]
+    if any(p.startswith(".") or p.endswith(".egg-info") or p in WRITTEN for p in folders):
+        return False
+    return parts[0] != "results" or parts == ("results", "README.md")
+
+
+MARKDOWN = sorted(p for p in REPO.rglob("*.md") if shipped(p))
+
+
+def columns(line: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+
+
+def too_wide(text: str) -> list[str]:
+    """'line N (C columns)' for each line that could wrap and is over 80 columns."""
+    found = []
+    fence = ""
+    for number, line in enumerate(text.splitlines(), 1):
+        mark = FENCE_MARK.match(line)
+        if fence:
+            if mark and mark.group(1)[0] == fence[0] and len(mark.group(1)) >= len(fence):
+                fence = ""
+        elif mark:
+            fence = mark.group(1)
+        elif line.lstrip().startswith("|") or HEADING.match(line):
+            continue
+        if columns(line) > WIDTH and len(LIST_MARKER.sub("", line).split()) > 1:
+            found.append(f"line {number} ({columns(line)} columns)")
+    return found
 
 
 def blocks() -> list[tuple[str, str, bool]]:
@@ -68,3 +114,14 @@ def test_a_python_example_runs_as_written(
     )
     assert done.returncode == 0, f"{where}:\n{done.stderr}"
     assert done.stdout.strip(), f"{where} printed nothing"
+
+
+def test_the_repository_has_markdown_files() -> None:
+    names = {str(p.relative_to(REPO)) for p in MARKDOWN}
+    assert {"README.md", "docs/qa.md", "bench/README.md", "examples/README.md"} <= names
+
+
+@pytest.mark.parametrize("path", MARKDOWN, ids=[str(p.relative_to(REPO)) for p in MARKDOWN])
+def test_markdown_is_wrapped_at_80_columns(path: Path) -> None:
+    wide = too_wide(path.read_text(encoding="utf-8"))
+    assert not wide, f"{path.relative_to(REPO)}: wrap at 80 columns: {listed(wide)}"
