@@ -125,3 +125,12 @@ def test_the_repository_has_markdown_files() -> None:
 def test_markdown_is_wrapped_at_80_columns(path: Path) -> None:
     wide = too_wide(path.read_text(encoding="utf-8"))
     assert not wide, f"{path.relative_to(REPO)}: wrap at 80 columns: {listed(wide)}"
+
+
+def test_ci_runs_the_readme_test_command_word_for_word() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    after = readme.split("Run the tests (what CI runs, word for word):", 1)[1]
+    block = after.split("```\n", 2)[1]
+    command = block.replace("\\\n", " ").split()
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1]
+    assert command == ci.split()
