@@ -236,3 +236,32 @@ def test_data_of_another_layout_is_not_read_with_the_recorded_corpus(run: Path) 
     assert result.exit_code == 0, result.output
     assert "--corpus" not in result.output
     assert "run does not rank at all. The gold in " in " ".join(result.output.split())
+
+
+def test_qrels_that_cannot_be_read_again_are_named_not_called_changed(
+    tmp_path: Path,
+) -> None:
+    data = write_hf(
+        tmp_path / "data", corpus=HF_CORPUS, queries={"test": QUERIES}, qrels={"test": QRELS}
+    )
+    trec = write_trec_run(tmp_path / "run.trec", RANKED)
+    given = tmp_path / "given.qrels"
+    given.write_text("q2 0 p1_0 1\nq2 0 p2_1 1\n", encoding="utf-8")
+    ok("score", trec, "--data", data, "--qrels", given, "--out", tmp_path / "run")
+    (found,) = failures(tmp_path / "run", 1)
+    assert found["note"] is None  # the file is there: its marks are shown
+    assert [d["relevance"] for d in found["shown"][0]["top"]] == [1, 1]
+    given.write_text("q2 0 p1_0 1\n", encoding="utf-8")
+    (found,) = failures(tmp_path / "run", 1)
+    assert found["note"].endswith(
+        f"the gold in --qrels {given} changed since scoring; the marks may differ"
+    )
+    given.unlink()  # as a pipe (/dev/stdin) is: not there to read again
+    (found,) = failures(tmp_path / "run", 1)
+    said = (
+        f"the run was scored with --qrels {given}, which cannot be read again; the "
+        f"marks are {data}'s own judgements and may differ"
+    )
+    assert found["note"].endswith(said)
+    out = ok("report", tmp_path / "run", "--failures", "1").stdout
+    assert said[1:] in " ".join(out.split())

@@ -93,7 +93,13 @@ class GoldSource:
         if isinstance(found, str):
             return None, found
         if gold and found.gold_sha256() != gold:
-            return found, f"the gold in {path} changed since scoring; the marks may differ"
+            if qrels and not Path(qrels).is_file():  # a pipe, or a file since moved
+                return found, (
+                    f"the run was scored with --qrels {qrels}, which cannot be read "
+                    f"again; the marks are {path}'s own judgements and may differ"
+                )
+            where = f"--qrels {qrels}" if qrels else path
+            return found, f"the gold in {where} changed since scoring; the marks may differ"
         return found, None
 
     def _load(
