@@ -88,16 +88,22 @@ def test_a_tie_across_the_kth_place_keeps_trec_evals_first_k(tmp_path: Path) -> 
     assert ours.reordered == () and ours.contradicted == ()
 
 
-def test_every_depth_is_the_start_of_the_full_ranking(tmp_path: Path) -> None:
-    # Few words, short texts: many tied scores at every depth.
+@pytest.mark.parametrize("scripts", ["d", "dDé文😀"])
+def test_every_depth_is_the_start_of_the_full_ranking(tmp_path: Path, scripts: str) -> None:
+    # Few words, short texts: many tied scores at every depth; ids in several scripts
+    # are ordered by their UTF-8 bytes, as trec_eval orders them.
     rng = random.Random(3)
     words = ["alpha", "beta", "gamma", "delta"]
     corpus = [
-        {"id": f"d{i:02d}", "title": "", "text": " ".join(rng.choices(words, k=rng.randint(1, 2)))}
+        {
+            "id": f"{rng.choice(scripts)}{i:02d}",
+            "title": "",
+            "text": " ".join(rng.choices(words, k=rng.randint(1, 2))),
+        }
         for i in range(40)
     ]
     queries = [{"id": f"q{i}", "text": " ".join(rng.sample(words, 2))} for i in range(6)]
-    qrels = [{"query_id": q["id"], "corpus_id": "d00", "score": 1} for q in queries]
+    qrels = [{"query_id": q["id"], "corpus_id": corpus[0]["id"], "score": 1} for q in queries]
     root = write_hf(
         tmp_path / "hf", corpus=corpus, queries={"test": queries}, qrels={"test": qrels}
     )
@@ -112,6 +118,9 @@ def test_every_depth_is_the_start_of_the_full_ranking(tmp_path: Path) -> None:
             if len(ranked) > k and ranked[k - 1][1] == ranked[k][1]:
                 tied_at_a_cut += 1
     assert tied_at_a_cut > 50  # the case is exercised, not only the easy one
+    for ranked in full.values():  # trec_eval's order: score, then id bytes, descending
+        keys = [(float(score), docid.encode()) for docid, score in ranked]
+        assert keys == sorted(keys, reverse=True)
 
 
 def beir_without_matches(root: Path) -> Path:

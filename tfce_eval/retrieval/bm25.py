@@ -273,24 +273,50 @@ def _search(
     tick: Progress,
 ) -> dict[str, list[tuple[float, str]]]:
     ranked: dict[str, list[tuple[float, str]]] = {}
+    order = _IdOrder(doc_ids)
     for start in range(0, len(qids), QUERY_BATCH):
         tick("search", start, len(qids))
         batch = qids[start : start + QUERY_BATCH]
         ids = _query_ids(tokenizer, [dataset.queries[q] for q in batch])
         for qid, query in zip(batch, ids, strict=True):
-            ranked[qid] = _top(retriever, query, doc_ids, k)
+            ranked[qid] = _top(retriever, query, order, k)
     tick("search", len(qids), len(qids))
     return ranked
 
 
-def _top(retriever: Any, query: list[int], doc_ids: list[str], k: int) -> list[tuple[float, str]]:
+class _IdOrder:
+    """The corpus's document ids, and each one's place in their byte order, made when a
+    tie first crosses the k-th place (most searches never need it)."""
+
+    def __init__(self, doc_ids: list[str]) -> None:
+        self.doc_ids = doc_ids
+        self._places: Any = None
+
+    def places(self) -> Any:
+        """An int64 array: the place of each document's id among all ids, ascending."""
+        if self._places is None:
+            import numpy as np
+            import pyarrow as pa
+            import pyarrow.compute as pc
+
+            # Arrow compares strings by their UTF-8 bytes, which is trec_eval's order.
+            ascending = pc.sort_indices(pa.array(self.doc_ids, type=pa.large_string()))
+            places = np.empty(len(self.doc_ids), dtype=np.int64)
+            places[ascending.to_numpy()] = np.arange(len(self.doc_ids), dtype=np.int64)
+            self._places = places
+        return self._places
+
+
+def _top(retriever: Any, query: list[int], order: _IdOrder, k: int) -> list[tuple[float, str]]:
     """The first k documents of trec_eval's order over the whole corpus.
 
     bm25s's own top k (`retrieve`) keeps an arbitrary part of a tie across the k-th
     place; trec_eval ranks ties by document id, descending, so which tied documents are
-    in the top k is decided here: every document scoring at least the k-th best score is
+    in the top k is decided here: every document scoring above the k-th best score is
     taken (as `retrieve` does, one scoring of the corpus and one partition per query),
-    then ordered and cut.
+    and of those scoring it, the ones with the highest ids that fill the k places (a
+    second partition, so that a tie of a million documents costs no more than one of
+    two); then they are ordered and cut.
     """
     import numpy as np
 
@@ -299,7 +325,17 @@ def _top(retriever: Any, query: list[int], doc_ids: list[str], k: int) -> list[t
     every = retriever.get_scores(query)
     n = len(every)
     kth = np.partition(every, n - k)[n - k] if k < n else 0
-    chosen = np.flatnonzero(every >= kth) if kth > 0 else np.flatnonzero(every > 0)
+    if kth > 0:
+        above = np.flatnonzero(every > kth)
+        tied = np.flatnonzero(every == kth)
+        room = k - len(above)  # at least 1: fewer than k documents score above the k-th
+        if len(tied) > room:
+            places = order.places()[tied]
+            tied = tied[np.argpartition(places, len(tied) - room)[len(tied) - room :]]
+        chosen = np.concatenate((above, tied))
+    else:
+        chosen = np.flatnonzero(every > 0)
+    doc_ids = order.doc_ids
     pairs = zip(every[chosen].tolist(), (doc_ids[d] for d in chosen.tolist()), strict=True)
     return _ordered(list(pairs), k)
 
