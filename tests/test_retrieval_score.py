@@ -241,6 +241,8 @@ def test_document_for_two_runs_pairs_them(tmp_path: Path) -> None:
     # Differences 0, -0.5, -1: of the 4 sign sets of the two non-zero ones, 2 reach the
     # observed |mean| 0.5 (all minus, all plus).
     assert rows[0]["p_randomization"] == pytest.approx(0.5, abs=0.02)
+    [table] = doc.tables
+    assert table.rows[0][:5] == ("RR@10", 3, 0.5, 1.0, 0.5)  # B - A: B is the better
     text = render_document(doc, "table")
     _fits(text)
     assert doc.notes[0] == f"Runs: A = {a.name} ({a}); B = {b.name} ({b})."
