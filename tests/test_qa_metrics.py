@@ -51,6 +51,8 @@ def test_token_f1_values() -> None:
     assert token_f1("the Packet Data Convergence Protocol layer", ref) == pytest.approx(8 / 9)
     # Repeated tokens count as a multiset: "x b b" vs "b c": shared 1, P = 1/3, R = 1/2.
     assert token_f1("x b b", ["b c"]) == pytest.approx(0.4)
+    # Both repeat "b": shared 2 (a set would share 1), P = 2/3, R = 2/2, F1 = 0.8.
+    assert token_f1("x b b", ["b b"]) == pytest.approx(0.8)
     assert token_f1("nothing shared", ["AMF"]) == 0.0
     # The best reference counts.
     assert token_f1("AMF", ["SMF", "the AMF"]) == 1.0
