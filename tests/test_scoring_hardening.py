@@ -299,6 +299,10 @@ def test_an_answer_replaced_by_a_later_request_error_is_a_warning(
     ]
     failed = sorted(r.id for r in result.records if r.error_type == "request_error")
     assert failed == sorted([ids[2], ids[4]])
+    # The harness's failures are counted apart, never as the model's errors.
+    blocks = [result.summary[c] for c in result.summary["categories"]]
+    assert sum(b["request_errors"] for b in blocks) == 2
+    assert sum(b["model_errors"] for b in blocks) == 0
 
 
 def test_a_file_with_bare_cr_line_ends_is_not_taken_for_a_torn_line(
