@@ -592,3 +592,33 @@ def test_a_line_with_an_error_is_a_request_error_only_without_an_answer(
     assert by_id["q2"]["error_type"] == "request_error"
     assert by_id["q2"]["evidence_f1"] == 0.0
     assert summary["qasper"]["evidence_f1"] == 0.5
+
+
+def test_what_is_not_answered_counts_in_the_groups_and_open_means(tmp_path: Path) -> None:
+    # An open question with no difficulty and no spec, whose request failed: its lexical
+    # scores are 0 (not missing), it is grouped as "unspecified" and series "unknown", it
+    # lowers its groups' open token F1, and it is not a question "without retrieval"
+    # (nothing was asked).
+    extra = {
+        "question_id": "o3",
+        "question": "What does SDAP stand for?",
+        "answer_type": "open",
+        "reference_answer": "Service Data Adaptation Protocol",
+    }
+    path = tmp_path / "set_8.json"
+    doc = {"_corpus": "3gpp", "_description": "d", "_generated": "g"}
+    path.write_text(json.dumps({**doc, "questions": [*RECORDS, extra]}), encoding="utf-8")
+    preds = [*PREDICTIONS, {"id": "o3", "error": "HTTP 500 (3 attempts)"}]
+    preds.append({"id": "o2", "response": "ANSWER: nothing that I know"})  # F1 0, read
+    out = tmp_path / "scored"
+    score_predictions(write_lines(tmp_path / "p.jsonl", preds), load_telco(path), out_dir=out, k=2)
+    records, summary = scored(out)
+    by_id = {r["id"]: r for r in records}
+    o3 = by_id["o3"]
+    assert (o3["error_type"], o3["exact_match"], o3["token_f1"]) == ("request_error", 0.0, 0.0)
+    for by, key in (("difficulty", "unspecified"), ("series", "unknown")):
+        group = summary["by"][by][key]
+        assert (group["items"], group["open_total"], group["open_token_f1"]) == (1, 1, 0.0)
+    hard = summary["by"]["difficulty"]["hard"]
+    assert (hard["open_total"], hard["open_token_f1"]) == (1, 0.0)
+    assert summary["canonical_hit"]["no_retrieval"] == 4  # o3 not among them
