@@ -761,3 +761,28 @@ def test_a_second_yes_or_no_of_its_own_still_contradicts() -> None:
     assert extract_answer(TF, "ANSWER: True, no.").error == "both true and false after ANSWER:"
     assert extract_answer(TF, "ANSWER: True or no?").error == "both true and false after ANSWER:"
     assert extract_answer(TF, "ANSWER: False or yes").error == ("both true and false after ANSWER:")
+
+
+@pytest.mark.parametrize(
+    "hedge",
+    ["partially", "partly", "mostly", "half", "largely", "somewhat", "mainly", "nearly", "almost"],
+)
+def test_every_hedge_word_makes_a_verdict_a_parse_error(hedge: str) -> None:
+    got = extract_answer(TF, f"ANSWER: The statement is {hedge} true.")
+    assert got == Extraction(None, f"a hedged verdict ({hedge} true) after ANSWER:")
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "It is not true for NR.",
+        "It is never true for NR.",
+        "It is neither true nor false.",
+        "It is not false; nor is it true.",
+        "It cannot be true for NR.",
+        "That is hardly true for NR.",
+        "It isn't true for NR.",
+    ],
+)
+def test_every_negation_word_takes_a_verdict_back(response: str) -> None:
+    assert extract_answer(TF, response) == Extraction(None, "no true/false in the response")
