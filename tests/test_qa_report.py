@@ -303,3 +303,38 @@ def test_items_without_output_are_said_once_in_words(tmp_path: Path, lost: int, 
     summary["warnings"] = []
     path.write_text(json.dumps(summary), encoding="utf-8")
     assert f"{said} no output (count)." in qa_document([load_qa_run(tmp_path / "r")]).notes
+
+
+def test_open_items_pair_on_the_judge_only_when_both_runs_were_judged(
+    tmp_path: Path,
+) -> None:
+    class Judge:
+        def __init__(self, fails: str | None = None) -> None:
+            self.fails = fails
+
+        async def grade(self, item: QaItem, response: str) -> str:
+            if item.id == self.fails:
+                raise RuntimeError("judge timed out")
+            return "GRADE: C" if "convergence" in response else "GRADE: I"
+
+    opens = (CLOSED_OPEN, RAG_OPEN)
+    for name, judge, answers in (("a", Judge("o3"), opens[0]), ("b", Judge(), opens[1])):
+        score_outputs(
+            outputs(CLOSED_MC, CLOSED_TF, answers, False),
+            DATA,
+            out_dir=tmp_path / name,
+            judge=judge,
+            judge_name="judge-x",
+        )
+    score_outputs(outputs(CLOSED_MC, CLOSED_TF, RAG_OPEN, False), DATA, out_dir=tmp_path / "c")
+    a, b, c = (load_qa_run(tmp_path / n) for n in "abc")
+    rows = {r["category"]: r for r in qa_document([a, b]).data["paired"]["rows"]}
+    op = rows["open"]
+    # A's judge failed on o3: the three items both runs graded are paired.
+    assert (op["measure"], op["n"]) == ("judge score", 3)
+    assert op["note"] == "1 item ungraded in a run is left out"
+    assert (op["mean_a"], op["mean_b"]) == (0.0, 1.0)  # o0-o2: A all I, B all C
+    # One run without a judge: both are paired on the lexical score, every item.
+    rows = {r["category"]: r for r in qa_document([b, c]).data["paired"]["rows"]}
+    assert (rows["open"]["measure"], rows["open"]["n"]) == ("token F1 (lexical)", 4)
+    assert rows["open"]["note"] is None
