@@ -622,3 +622,20 @@ def test_what_is_not_answered_counts_in_the_groups_and_open_means(tmp_path: Path
     hard = summary["by"]["difficulty"]["hard"]
     assert (hard["open_total"], hard["open_token_f1"]) == (1, 0.0)
     assert summary["canonical_hit"]["no_retrieval"] == 4  # o3 not among them
+
+
+def test_qasper_without_cited_evidence_has_no_evidence_f1(tmp_path: Path) -> None:
+    data = write_hf(
+        tmp_path / "qasper",
+        corpus=HF_CORPUS,
+        queries={"test": HF_QUERIES["test"][:2]},
+        qrels={"test": HF_QRELS["test"][:3]},
+        answers={"test": [{"query_id": "q1", "answer": "A3 events"}]},
+    )
+    predictions = write_lines(tmp_path / "p.jsonl", [{"id": "q1", "answer": "A3 events"}])
+    out = tmp_path / "s"
+    score_cli(predictions, "--data", data, "--split", "test", "--out", out)
+    _, summary = scored(out)
+    # No output cites paragraphs: Evidence-F1 is not measured, rather than 0.
+    assert summary["qasper"]["evidence_f1"] is None
+    assert summary["qasper"]["answer_f1"] == 1.0

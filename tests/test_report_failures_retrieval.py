@@ -83,6 +83,7 @@ def test_json_lists_the_lowest_queries_with_measures_gold_and_ranking(run: Path)
     assert q2["n_relevant"] == 2 and q2["n_retrieved"] == 2
     scores = {r["qid"]: r for r in map(json.loads, (run / "scores.jsonl").read_text().splitlines())}
     assert q2["measures"] == scores["q2"]["measures"]
+    assert scores["q2"]["n_relevant"] == 2  # p2_1, judged 0, is not relevant
     assert list(q2["measures"])[:2] == ["nDCG@10", "RR@10"]
     assert q2["top"] == [
         {"rank": 1, "docid": "p2_1", "relevance": 0},

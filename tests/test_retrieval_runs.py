@@ -126,6 +126,16 @@ def test_ties_follow_trec_eval_and_are_counted(tmp_path: Path) -> None:
     assert in_order.warning_fixes[0][1].startswith("nothing to do; ")
 
 
+def test_a_rank_column_of_one_value_contradicts_nothing(tmp_path: Path) -> None:
+    # Tools that do not rank write the same rank (0 or 1) on every line: equal ranks
+    # order nothing, so they cannot contradict the scores.
+    path = tmp_path / "flat.trec"
+    path.write_text("q1 Q0 d1 0 3 r\nq1 Q0 d3 0 2 r\nq1 Q0 d2 0 2 r\nq2 Q0 e1 1 1 r\n")
+    run = read_run(path)
+    assert run.contradicted == () and run.tied == ("q1",) and run.reordered == ()
+    assert list(run.rankings["q1"]) == ["d1", "d3", "d2"]
+
+
 def test_a_query_split_over_two_blocks_is_one_ranking(tmp_path: Path) -> None:
     path = tmp_path / "split.trec"
     path.write_text(
