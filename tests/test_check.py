@@ -238,6 +238,35 @@ def test_coerce_strings_policy() -> None:
     assert check_item(prb, as_text, Policy(coerce_strings=True)).valid
 
 
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("true", True),
+        (" Yes ", True),
+        ("YES", True),
+        ("False", False),
+        (" no", False),
+        ("maybe", None),
+        ("1", None),
+    ],
+)
+def test_coerce_strings_reads_the_boolean_words_of_checking_md(text: str, value: Any) -> None:
+    # docs/checking.md 5.3: "true", "yes", "false", "no", any case, spaces around.
+    item = make_item([FLAGS], [tfce_call("harq", enabled=True)])
+    verdict = check_item(item, calls(("harq", {"enabled": text})), Policy(coerce_strings=True))
+    assert verdict.valid is (value is True)
+    assert verdict.error_type is {True: None, False: ErrorCode.VALUE_ERROR}.get(
+        value, ErrorCode.TYPE_ERROR
+    )
+
+
+@pytest.mark.parametrize(("text", "valid"), [(" 100 ", True), ("100.0", True), ("1e2", True)])
+def test_coerce_strings_reads_numbers_with_spaces_around(text: str, valid: bool) -> None:
+    prb = make_item([PRB], [tfce_call("compute_prb_count", bandwidth_mhz=100, scs_khz=30)])
+    answer = calls(("compute_prb_count", {"bandwidth_mhz": text, "scs_khz": 30}))
+    assert check_item(prb, answer, Policy(coerce_strings=True)).valid is valid
+
+
 def test_ground_truth_of_wrong_type_is_coerced() -> None:
     item = make_item([FLAGS], [tfce_call("harq", enabled="true")])
     assert check_item(item, calls(("harq", {"enabled": True}))).valid
