@@ -233,8 +233,23 @@ BFCL_TYPES = {
     "null": "null",
 }
 
+#: The other spellings docs/checking.md 5.3 lists (Python's and Java's names).
+OTHER_SPELLINGS = {
+    "str": "string",
+    "char": "string",
+    "int": "integer",
+    "long": "integer",
+    "short": "integer",
+    "byte": "integer",
+    "double": "number",
+    "bool": "boolean",
+    "list": "array",
+    "arraylist": "array",
+    "hashmap": "object",
+}
 
-@pytest.mark.parametrize(("type_name", "kind"), BFCL_TYPES.items())
+
+@pytest.mark.parametrize(("type_name", "kind"), [*BFCL_TYPES.items(), *OTHER_SPELLINGS.items()])
 def test_one_vocabulary_for_checker_and_wire(type_name: str, kind: str) -> None:
     """The checker's kind and the wire schema's type come from the same reading."""
     from tfce_eval.schema.kinds import kind_of
