@@ -661,13 +661,26 @@ def test_depth_limit_is_configurable() -> None:
         lambda n: "\n".join(["f(a=1)"] * n),
         lambda n: json.dumps([{"name": "f", "arguments": {}}] * n),
         lambda n: "<tool_call>" + "</tool_call><tool_call>".join(['{"name": "f"}'] * n),
+        lambda n: [
+            {
+                "name": "multi_tool_use.parallel",
+                "arguments": {"tool_uses": [{"recipient_name": "functions.f"}] * n},
+            }
+        ],
     ],
-    ids=["native", "python-list", "python-lines", "json", "tags"],
+    ids=["native", "python-list", "python-lines", "json", "tags", "parallel-wrapper"],
 )
 def test_max_calls(make: Any) -> None:
     limits = DecodeLimits(max_calls=10)
     assert len(decode_output(make(10), limits=limits).calls or ()) == 10
     assert "more than 10 calls" in _error(decode_output(make(11), limits=limits))
+
+
+def test_a_parallel_wrapper_with_no_tool_uses_is_not_read_as_no_call() -> None:
+    # Unwrapped to nothing, an irrelevance item would credit the model with declining.
+    value = [{"name": "multi_tool_use.parallel", "arguments": {"tool_uses": []}}]
+    calls = decode_output(value).calls
+    assert calls is not None and [c.name for c in calls] == ["multi_tool_use.parallel"]
 
 
 def test_too_many_calls_default() -> None:
