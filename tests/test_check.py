@@ -480,6 +480,39 @@ def test_parallel_failure_lists_unmatched_and_names_closest() -> None:
     assert verdict.details["problems"][0]["path"] == "scs_khz"
 
 
+THREE_PRB = make_item(
+    [PRB],
+    [tfce_call("compute_prb_count", bandwidth_mhz=b, scs_khz=s) for b, s in ((10, 15), (20, 30))]
+    + [tfce_call("compute_prb_count", bandwidth_mhz=40, scs_khz=60)],
+    Category.PARALLEL,
+)
+
+
+@pytest.mark.parametrize(
+    ("second", "third", "closest", "code"),
+    [
+        # The nearer code wins: a value_error is closer than a type_error.
+        (prb("20", 30), prb(25, 30), 2, ErrorCode.VALUE_ERROR),
+        (prb(25, 30), prb("20", 30), 1, ErrorCode.VALUE_ERROR),
+        # The same code: fewer problems win.
+        (prb(25, 45), prb(25, 30), 2, ErrorCode.VALUE_ERROR),
+        # A tie: the first unpaired call.
+        (prb(25, 30), prb(35, 30), 1, ErrorCode.VALUE_ERROR),
+        (prb("x", 30), prb("y", 30), 1, ErrorCode.TYPE_ERROR),
+    ],
+)
+def test_the_closest_unpaired_call_is_chosen_as_checking_md_orders(
+    second: tuple[str, dict[str, Any]],
+    third: tuple[str, dict[str, Any]],
+    closest: int,
+    code: ErrorCode,
+) -> None:
+    # Call 0 pairs with expected call 1; expected call 2 (20, 30) is the first unpaired.
+    verdict = check_item(THREE_PRB, calls(prb(10, 15), second, third))
+    assert verdict.details["unmatched"] == [1, 2]
+    assert (verdict.details["closest_call"], verdict.error_type) == (closest, code)
+
+
 def test_matching_is_not_greedy() -> None:
     # BFCL-style alternatives: the first call satisfies both expected calls; a greedy pass
     # that gives it to the first expected call leaves x=2 without a partner.
