@@ -732,3 +732,50 @@ def test_a_value_for_a_parameter_that_may_only_be_left_out_is_a_value_error() ->
         assert not verdict.valid and verdict.error_type == "value_error", verdict
         assert verdict.error and "left out" in verdict.error
         assert check_item(item, DecodeResult(calls=(Call("f", {"a": 1}),))).valid
+
+
+FIVE = {
+    "name": "f",
+    "description": "Five integers.",
+    "parameters": {
+        "type": "dict",
+        "properties": {n: {"type": "integer"} for n in ("a", "b", "c", "d", "e", "extra")},
+        "required": ["a"],
+    },
+}
+
+
+def test_a_message_names_three_problems_and_counts_the_rest() -> None:
+    item = make_item([FIVE], [tfce_call("f", a=1, b=2, c=3, d=4, e=5)])
+    for wrong in (3, 4, 5):
+        answer = {n: 9 if i < wrong else i + 1 for i, n in enumerate("abcde")}
+        verdict = check_item(item, calls(("f", answer)))
+        assert verdict.error_type is ErrorCode.VALUE_ERROR
+        assert verdict.error is not None and verdict.error.count("expected") == 3
+        more = wrong - 3
+        assert verdict.error.endswith(f"; and {more} more" if more else "received 9")
+        assert len(verdict.details["problems"]) == wrong
+
+
+def test_an_unasked_parameter_of_the_wrong_type_ranks_with_type_errors() -> None:
+    # checking.md 5.2: missing_param comes before type_error, whichever parameter the
+    # type error is on (under --optional-params any, an unasked one of the wrong type).
+    item = make_item([FIVE], [tfce_call("f", a=1, b=2)])
+    answer = calls(("f", {"a": 1, "extra": "x"}))
+    verdict = check_item(item, answer, Policy(optional_params=OptionalParams.ANY))
+    codes = [p["code"] for p in verdict.details["problems"]]
+    assert codes == ["missing_param", "type_error"]
+    assert verdict.error_type is ErrorCode.MISSING_PARAM
+
+
+def test_the_ground_truth_as_an_answer_keeps_a_required_parameter_it_may_omit() -> None:
+    # BFCL's [1, ""] for a required parameter: the answer made of the ground truth (the
+    # dataset self-check) must still give it, or every such item is called unwinnable.
+    from tfce_eval.check.item import truth_as_answer
+
+    may_omit = {"a": ExpectedParam((1,), may_omit=True), "b": ExpectedParam((2,), may_omit=True)}
+    expected = ExpectedCall("f", may_omit)
+    item = make_item([FIVE], [expected])
+    answer = truth_as_answer(item)
+    assert answer.calls == (Call("f", {"a": 1}),)  # b is optional and may be left out
+    assert check_item(item, answer).valid
