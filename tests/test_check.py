@@ -643,6 +643,42 @@ def test_fast_yes_no_check_agrees_with_the_explaining_check(
             tfce_call("site", location={"lat": True, "lon": False, "extra": [True]}),
             {"location": {"lat": 1, "lon": 0, "extra": [1]}},
         ),
+        # An integer stored as a float (100.0), or as a fraction (a broken ground truth).
+        (
+            PRB,
+            tfce_call("compute_prb_count", bandwidth_mhz=100.0, scs_khz=30),
+            {"bandwidth_mhz": 100, "scs_khz": 30},
+        ),
+        (
+            PRB,
+            tfce_call("compute_prb_count", bandwidth_mhz=100.5, scs_khz=30),
+            {"bandwidth_mhz": 100.5, "scs_khz": 30},
+        ),
+        # Alternatives: objects (the first stored with a number as text), and arrays of
+        # different lengths.
+        (
+            SITE,
+            ExpectedCall(
+                "site",
+                {
+                    "location": ExpectedParam(
+                        ({"lat": "31.2", "lon": 121.5}, {"lat": 40.0, "lon": 116.4, "name": "BJ"})
+                    )
+                },
+            ),
+            {"location": {"lat": 31.2, "lon": 121.5}},
+        ),
+        (
+            NESTED,
+            ExpectedCall(
+                "configure_ca",
+                {
+                    "carriers": ExpectedParam(([{"band": "n78", "bw": 100}],)),
+                    "flags": ExpectedParam(([True, False], [True, False, True])),
+                },
+            ),
+            {"carriers": [{"band": "n78", "bw": 100}], "flags": [True, False, True]},
+        ),
     ]
     options = MatchOptions(
         coerce_strings=policy.coerce_strings, strict_strings=policy.strict_strings, explain=False
@@ -668,7 +704,7 @@ def test_fast_yes_no_check_agrees_with_the_explaining_check(
                 reference = check_call(call, expected, doc(raw_doc), policy).ok
             assert fast == slow == reference, (call, fast, slow, reference)
             compared += 1
-    assert compared == 2700
+    assert compared == 3900
 
 
 # -- the oracle of the end-to-end tests shares no code with the checker ----------------------
