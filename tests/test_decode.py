@@ -676,6 +676,26 @@ def test_max_calls(make: Any) -> None:
     assert "more than 10 calls" in _error(decode_output(make(11), limits=limits))
 
 
+@pytest.mark.parametrize("sign", ["", "-"])
+def test_an_integer_of_json_at_the_digit_bound(sign: str) -> None:
+    ok = sign + "9" * 1000
+    text = '[{"name": "f", "arguments": {"a": %s}}]'
+    assert decode_output(text % ok).ok
+    assert "digits" in _error(decode_output(text % (sign + "1" + "0" * 1000)))
+    # A native answer (the library's callers) holds Python integers, read by value.
+    edge = int(sign + "1" + "0" * 1000)
+    assert decode_output([{"name": "f", "arguments": {"a": edge - int(sign + "1")}}]).ok
+    assert "digits" in _error(decode_output([{"name": "f", "arguments": {"a": edge}}]))
+
+
+def test_a_message_with_a_name_is_not_a_call() -> None:
+    # {"role", "name", "content"}: a chat message (its author's name), not a call of it.
+    message = {"role": "assistant", "name": "bot", "content": "f(a=1)"}
+    assert _error(decode_output([message])) == (
+        "item 1 of the list is not a call (keys: content, name, role)"
+    )
+
+
 def test_a_parallel_wrapper_with_no_tool_uses_is_not_read_as_no_call() -> None:
     # Unwrapped to nothing, an irrelevance item would credit the model with declining.
     value = [{"name": "multi_tool_use.parallel", "arguments": {"tool_uses": []}}]

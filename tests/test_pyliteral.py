@@ -244,6 +244,11 @@ def test_int_digit_limit_is_exact() -> None:
     assert parse_calls(f"f(a={ok})")[0].arguments["a"] == int(ok)
     with pytest.raises(LiteralError, match="more than"):
         parse_calls(f"f(a={ok}9)")
+    # Negative too, and at the bound itself: 10**1000 has 1001 digits.
+    assert parse_calls(f"f(a=-{ok})")[0].arguments["a"] == -int(ok)
+    for bound in (f"1{'0' * MAX_INT_DIGITS}", f"-1{'0' * MAX_INT_DIGITS}"):
+        with pytest.raises(LiteralError, match="more than"):
+            parse_calls(f"f(a={bound})")
 
 
 @pytest.mark.parametrize(
