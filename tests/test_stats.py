@@ -169,3 +169,19 @@ def test_bootstrap_interval_is_the_central_95_percent() -> None:
     lo, hi = bootstrap_interval([1.0] * 120 + [0.0] * 280)
     assert lo == pytest.approx(binom.ppf(0.025, 400, 0.3) / 400, abs=0.003)
     assert hi == pytest.approx(binom.ppf(0.975, 400, 0.3) / 400, abs=0.003)
+
+
+def test_seed_0_is_numpys_default_rng_0_as_the_reports_say() -> None:
+    # "10,000 resamples, seed 0": anyone can redraw the same resamples with numpy.
+    import numpy as np
+
+    data = np.array([0.2, 0.9, 0.4, 0.4, 1.0, 0.0, 0.7])
+    draws = np.random.default_rng(0).integers(0, data.size, size=(10_000, data.size))
+    lo, hi = np.percentile(data[draws].mean(axis=1), [2.5, 97.5])
+    assert bootstrap_interval(data.tolist()) == (float(lo), float(hi))
+    b = [0.1, 0.5, 0.4, 0.2, 0.3, 0.1, 0.6]
+    diffs = data - np.array(b)
+    signs = np.random.default_rng(0).integers(0, 2, size=(10_000, data.size), dtype=np.int8)
+    means = np.abs(((signs * 2 - 1) * diffs).mean(axis=1))
+    hits = int(np.count_nonzero(means >= abs(diffs.mean()) - 1e-12))
+    assert paired_randomization_p(data.tolist(), b) == (hits + 1) / 10_001
