@@ -815,3 +815,48 @@ def test_the_ground_truth_as_an_answer_keeps_a_required_parameter_it_may_omit() 
     answer = truth_as_answer(item)
     assert answer.calls == (Call("f", {"a": 1}),)  # b is optional and may be left out
     assert check_item(item, answer).valid
+
+
+BANDS = {
+    "name": "bands",
+    "description": "Bands.",
+    "parameters": {
+        "type": "dict",
+        "properties": {
+            "bands": {"type": "array", "items": {"type": "integer"}},
+            "meta": {"type": "any"},
+        },
+        "required": [],
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "alternatives", "received", "code", "path"),
+    [
+        # checking.md 5.3: an element of the wrong type is the array's problem wherever
+        # it sits, before a wrong value that comes earlier.
+        ("bands", ([9, 2, 3],), [1, 2, "x"], ErrorCode.TYPE_ERROR, "bands[2]"),
+        # 5.2.6: with alternatives, only a type error at the parameter itself overrides
+        # the mismatch with the first acceptable value (an untyped parameter is compared
+        # with each alternative as it is).
+        ("meta", ([1, 2], [1, 2, 3]), [1, "x", 3], ErrorCode.VALUE_ERROR, "meta"),
+    ],
+)
+def test_which_problem_an_array_reports(
+    name: str, alternatives: tuple[Any, ...], received: Any, code: ErrorCode, path: str
+) -> None:
+    item = make_item([BANDS], [ExpectedCall("bands", {name: ExpectedParam(alternatives)})])
+    verdict = check_item(item, calls(("bands", {name: received})))
+    assert verdict.error_type is code
+    assert verdict.details["problems"][0]["path"] == path
+
+
+def test_a_nested_member_with_no_acceptable_value_is_not_asked_for() -> None:
+    # BFCL's nested alternatives {"band": []}: nothing listed, nothing to expect.
+    expected = ExpectedCall(
+        "configure_ca",
+        {"carriers": ExpectedParam(([{"band": [], "bw": [100]}],), nested_alternatives=True)},
+    )
+    item = make_item([NESTED], [expected])
+    assert check_item(item, calls(("configure_ca", {"carriers": [{"bw": 100}]}))).valid
