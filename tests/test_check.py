@@ -860,3 +860,15 @@ def test_a_nested_member_with_no_acceptable_value_is_not_asked_for() -> None:
     )
     item = make_item([NESTED], [expected])
     assert check_item(item, calls(("configure_ca", {"carriers": [{"bw": 100}]}))).valid
+
+
+def test_a_failing_record_shows_a_parameter_that_may_be_left_out_with_its_blank() -> None:
+    # docs/files.md: a record's expected calls list the acceptable values, "" among them
+    # when leaving the parameter out is right too (BFCL's own spelling).
+    expected = ExpectedCall(
+        "bands", {"bands": ExpectedParam(([1, 2],)), "meta": ExpectedParam((5,), may_omit=True)}
+    )
+    from tfce_eval.check.item import answer_and_truth
+
+    shown = answer_and_truth(make_item([BANDS], [expected]), calls(("bands", {"bands": [3]})))
+    assert shown["expected"] == [{"name": "bands", "arguments": {"bands": [1, 2], "meta": [5, ""]}}]
