@@ -23,16 +23,13 @@ from typing import Any, TypeVar
 from tfce_eval.dataset.paths import recorded
 from tfce_eval.errors import DataError, UsageError, refuse_running_loop
 from tfce_eval.model import parse_choice
-from tfce_eval.qa.items import AnswerType, QaDataset, QaItem
+from tfce_eval.qa.grading import Grader
+from tfce_eval.qa.items import QaDataset, QaItem
 from tfce_eval.qa.judge import (
     CACHE_NAME,
     JUDGE_PROMPT_SHA256,
     Judge,
-    Verdict,
     VerdictCache,
-    VerdictKey,
-    parse_verdict,
-    response_sha256,
 )
 from tfce_eval.qa.predictions import (
     PredictionReader,
@@ -41,7 +38,7 @@ from tfce_eval.qa.predictions import (
     read_context_run,
     refuse_own_retrieved,
 )
-from tfce_eval.qa.records import ErrorType, QaScore, score_item
+from tfce_eval.qa.records import QaScore, score_item
 from tfce_eval.qa.summary import summarise
 from tfce_eval.scoring.options import MissingMode
 from tfce_eval.scoring.rundir import write_scored
@@ -61,57 +58,6 @@ class QaResult:
     summary: dict[str, Any]
     out_dir: Path | None
     warnings: tuple[str, ...] = ()
-
-
-def _short(text: str, limit: int = 120) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-class _Grader:
-    """Grades the open answers of one scoring pass, cache first, counting what it did."""
-
-    def __init__(
-        self, judge: Judge | None, name: str, cache: VerdictCache, concurrency: int
-    ) -> None:
-        self.judge, self.name, self.cache = judge, name, cache
-        self.semaphore = asyncio.Semaphore(max(1, concurrency))
-        self.counts = {"asked": 0, "cached": 0, "failed": 0, "unparseable": 0}
-        self.first_failure: str | None = None  # why the judge first failed, for the warning
-
-    async def grade(self, item: QaItem, record: QaScore) -> QaScore:
-        text = record.extracted or ""
-        key = VerdictKey(item.id, response_sha256(text), self.name, JUDGE_PROMPT_SHA256)
-        verdict = self.cache.get(key)
-        if verdict is not None:
-            self.counts["cached"] += 1
-        elif self.judge is None:
-            return self._ungraded(record, "no judge to ask and no cached verdict")
-        else:
-            async with self.semaphore:
-                self.counts["asked"] += 1
-                try:
-                    raw: object = await self.judge.grade(item, text)
-                except Exception as exc:  # any failure of the judge is this item's, not ours
-                    return self._failed(record, f"judge failed: {type(exc).__name__}: {exc}")
-            if not isinstance(raw, str):
-                return self._failed(record, f"judge returned {type(raw).__name__}, not text")
-            verdict = Verdict(parse_verdict(raw), raw)
-            self.cache.put(key, verdict)
-        if verdict.grade is None:
-            self.counts["unparseable"] += 1
-            return self._ungraded(record, f"no grade in the judge's reply: {verdict.raw!r}")
-        return dataclasses.replace(record, grade=verdict.grade, score=verdict.grade.score)
-
-    def _failed(self, record: QaScore, reason: str) -> QaScore:
-        self.counts["failed"] += 1
-        if self.first_failure is None:
-            self.first_failure = _short(reason)
-        return self._ungraded(record, reason)
-
-    @staticmethod
-    def _ungraded(record: QaScore, reason: str) -> QaScore:
-        return dataclasses.replace(record, error_type=ErrorType.UNGRADED, error=_short(reason))
 
 
 def _score_all(
@@ -216,8 +162,8 @@ async def score_outputs_async(
     judge_info = None
     if judge_name:
         cache = VerdictCache(None if out is None else out / CACHE_NAME)
-        grader = _Grader(judge, judge_name, cache, concurrency)
-        records = await _grade(grader, items, records)
+        grader = Grader(judge, judge_name, cache, concurrency)
+        records = await grader.grade_open(items, records)
         judge_info = {"model": judge_name, "prompt_sha256": JUDGE_PROMPT_SHA256, **grader.counts}
         if grader.first_failure is not None:
             failed = grader.counts["failed"]
@@ -252,24 +198,6 @@ async def score_outputs_async(
     if out is not None:
         write_scored(out, (r.to_json() for r in records), summary)
     return QaResult(tuple(records), summary, out, tuple(notes))
-
-
-async def _grade(
-    grader: _Grader, items: Mapping[str, QaItem], records: list[QaScore]
-) -> list[QaScore]:
-    graded = list(records)
-    jobs: list[tuple[int, Any]] = []
-    for index, record in enumerate(records):
-        if record.answer_type is not AnswerType.OPEN:
-            continue
-        if record.extracted is None:  # not answered or not read: no request, scored 0
-            graded[index] = dataclasses.replace(record, score=0.0)
-        else:
-            jobs.append((index, grader.grade(items[record.id], record)))
-    results = await asyncio.gather(*(job for _, job in jobs))
-    for (index, _), result in zip(jobs, results, strict=True):
-        graded[index] = result
-    return graded
 
 
 def run_to_end(scoring: Coroutine[Any, Any, _T]) -> _T:
