@@ -268,3 +268,11 @@ def test_parse_literal(text: str, expected: Any) -> None:
 def test_parse_literal_refuses(text: str) -> None:
     with pytest.raises(LiteralError):
         parse_literal(text)
+
+
+def test_a_set_is_read_as_a_list_without_its_duplicates_and_keeps_its_types() -> None:
+    # decoding.md: sets are read as lists, duplicates dropped. 1, True and 1.0 are one
+    # element to Python's set but three values to the checker (a boolean is no integer).
+    assert parse_calls('f(a={"x", "x", 2})')[0].arguments["a"] == ["x", 2]
+    assert parse_calls("f(a={1, True, 1.0, 1})")[0].arguments["a"] == [1, True, 1.0]
+    assert [type(v) for v in parse_calls("f(a={1, True})")[0].arguments["a"]] == [int, bool]
