@@ -133,3 +133,31 @@ def test_enum_value_equal_only_after_normalisation_is_a_warning(tmp_path: Path) 
     result = invoke("--data", str(root), "--no-exec", "--json")
     findings = json.loads(result.stdout)["findings"]
     assert [(f["id"], f["level"]) for f in findings] == [("s_0", "warning"), ("s_1", "error")]
+
+
+def test_a_parameter_expected_as_null_is_left_out_and_can_be_answered(tmp_path: Path) -> None:
+    # {"factor": null} expects factor not given: leaving it out or giving null is right, a
+    # value is not, and `score` does not call the item unanswerable.
+    root = write_dataset(tmp_path / "d", [(question("s_0"), {"scale": {"x": 3.5, "factor": None}})])
+    assert invoke("--data", str(root), "--no-exec").exit_code == 0
+    verdicts = {}
+    for name, arguments in (
+        ("left_out", {"x": 3.5}),
+        ("null", {"x": 3.5, "factor": None}),
+        ("given", {"x": 3.5, "factor": 2.0}),
+    ):
+        outputs = tmp_path / f"{name}.jsonl"
+        line = {"id": "s_0", "calls": [{"name": "scale", "arguments": arguments}]}
+        outputs.write_text(json.dumps(line) + "\n", encoding="utf-8")
+        out = tmp_path / f"scored-{name}"
+        args = ["score", str(outputs), "--data", str(root), "--check", "ast", "--out", str(out)]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        assert "cannot be answered right" not in result.output
+        record = json.loads((out / "scores.jsonl").read_text(encoding="utf-8"))
+        verdicts[name] = (record["valid"], record["error_type"])
+    assert verdicts == {
+        "left_out": (True, None),
+        "null": (True, None),
+        "given": (False, "value_error"),
+    }

@@ -213,13 +213,14 @@ def calls_expected(
 
 def _expected_param(function: str, param: str, value: Any, style: AnswerStyle) -> ExpectedParam:
     if style is AnswerStyle.TFCE:
-        return ExpectedParam((value,))
+        # null expected is "not given" (docs/checking.md 5.2): to be left out, as BFCL's [""].
+        return ExpectedParam((), True) if value is None else ExpectedParam((value,))
     if not isinstance(value, list):
         raise GroundTruthError(
             f"parameter {function}.{param} holds {value!r}, not a list of acceptable values",
             "BFCL-style answers list every acceptable value ([value]); if the whole file "
             "gives one value per parameter, read it as TFCE style (--answer-style tfce)",
         )
-    if "" in value:
-        return ExpectedParam(tuple([v for v in value if v != ""]), True, True)
+    if "" in value or None in value:  # null among the alternatives: as "", left out
+        return ExpectedParam(tuple([v for v in value if v != "" and v is not None]), True, True)
     return ExpectedParam(tuple(value), False, True)

@@ -37,6 +37,14 @@ def call_problems(doc: FunctionDoc, params: Mapping[str, ExpectedParam]) -> list
             problems.append(
                 (Level.ERROR, f"{doc.name}.{name}: required, but not in the ground truth")
             )
+        elif name in params and params[name].may_omit and not params[name].values:
+            problems.append(
+                (
+                    Level.ERROR,
+                    f"{doc.name}.{name}: required, but the ground truth gives no value "
+                    '(null, or only "")',
+                )
+            )
         elif name in params and params[name].may_omit:
             problems.append(
                 (
@@ -51,9 +59,6 @@ def call_problems(doc: FunctionDoc, params: Mapping[str, ExpectedParam]) -> list
         if not expected.values and not expected.may_omit:
             problems.append((Level.ERROR, f"{doc.name}.{name}: no acceptable value"))
         for value in expected.values:
-            if value is None and name not in doc.required:
-                # null for an optional parameter means "not given" (docs/checking.md 5.2.5)
-                continue
             where = f"{doc.name}.{name}"
             unmatched = _non_finite(value)
             if unmatched is not None:
