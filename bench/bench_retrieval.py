@@ -7,6 +7,9 @@
 (b) Retrieval: a generated 100,000-chunk corpus with 1,000 queries, top 100, by
     tfce-eval's retrieve (cold cache, then warm) and by bm25s called directly (read the
     corpus, tokenize, index, tokenize the queries, retrieve, write the run).
+(c) Ties: 100,000 chunks of two words, one of them `common` in every chunk, and 200
+    queries `common`: every query ties the whole corpus across the 100th place. tfce-eval
+    (warm cache) keeps trec_eval's first 100 (highest ids); bm25s keeps any 100.
 
 Each command runs in its own process, timed from start to exit, `--repeat` times (the
 best time is kept); peak memory is the child's maximum resident set size. The figures
@@ -14,7 +17,7 @@ are printed; nothing is asserted. The data are generated once into `--work` (def
 bench/out/retrieval/, git-ignored) and reused while complete and made with the same
 settings. Usage:
 
-    .venv/bin/python bench/bench_retrieval.py [--only score|retrieve] [--repeat 3]
+    .venv/bin/python bench/bench_retrieval.py [--only score|retrieve|ties] [--repeat 3]
         [--work DIR] [--cmd ".venv/bin/tfce-eval score {run} --data {data} --out {out}"]
 """
 
@@ -255,9 +258,42 @@ def bench_retrieve(work: Path, repeat: int) -> None:
     print(wrap(f"last run.json: {times}; cache hit {meta['cache']['hit']}", "    "))
 
 
+TIES_SETTINGS = {"chunks": 100_000, "queries": 200}
+
+
+def write_ties(folder: Path) -> None:
+    data = folder / "data"
+    (data / "qrels").mkdir(parents=True)
+    with (data / "corpus.jsonl").open("w") as fh:
+        for d in range(TIES_SETTINGS["chunks"]):
+            fh.write(json.dumps({"_id": f"c{d}", "title": "", "text": f"common x{d}"}) + "\n")
+    with (data / "queries.jsonl").open("w") as qf, (data / "qrels" / "test.tsv").open("w") as tf:
+        tf.write("query-id\tcorpus-id\tscore\n")
+        for q in range(TIES_SETTINGS["queries"]):
+            qf.write(json.dumps({"_id": f"q{q}", "text": "common"}) + "\n")
+            tf.write(f"q{q}\tc{q}\t1\n")
+
+
+def bench_ties(work: Path, repeat: int) -> None:
+    prepared(work / "ties", TIES_SETTINGS, write_ties)
+    data = work / "ties" / "data"
+    cache = work / "ties-cache"
+    ours = [PY, "-c", RETRIEVE_LIBRARY, str(data), str(work / "ties-run"), str(cache)]
+    direct_cmd = [PY, "-c", BM25S_DIRECT, str(data), str(work / "ties-bm25s.trec")]
+    run_once(ours)  # the index, built once: the tie is cut at search time
+    warm, direct = timed([ours, direct_cmd], repeat)
+    print("(c) a tie of 100,000 chunks across the 100th place, 200 queries, top 100")
+    print(warm.line("tfce-eval retrieve, warm cache"))
+    print(direct.line("bm25s called directly"))
+    print(f"    warm / direct: wall {warm.wall / direct.wall:.2f}, CPU {warm.cpu / direct.cpu:.2f}")
+    meta = json.loads((work / "ties-run" / "run.json").read_text())
+    times = ", ".join(f"{k} {v}" for k, v in meta["times"].items())
+    print(wrap(f"last run.json: {times}", "    "))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["score", "retrieve"])
+    parser.add_argument("--only", choices=["score", "retrieve", "ties"])
     parser.add_argument("--repeat", type=at_least_one, default=3)
     parser.add_argument(
         "--work",
@@ -277,6 +313,8 @@ def main() -> None:
         bench_score(args.work, args.repeat, args.cmd)
     if args.only in (None, "retrieve"):
         bench_retrieve(args.work, args.repeat)
+    if args.only in (None, "ties"):
+        bench_ties(args.work, args.repeat)
     print(f"(benchmark took {time.perf_counter() - started:.0f} s)")
 
 
