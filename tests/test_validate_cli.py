@@ -161,3 +161,33 @@ def test_a_parameter_expected_as_null_is_left_out_and_can_be_answered(tmp_path: 
         "null": (True, None),
         "given": (False, "value_error"),
     }
+
+
+def test_a_null_member_of_an_object_is_absent_for_validate_as_for_score(
+    tmp_path: Path,
+) -> None:
+    doc = {
+        "name": "site",
+        "description": "Site.",
+        "parameters": {
+            "type": "dict",
+            "properties": {
+                "loc": {
+                    "type": "dict",
+                    "properties": {"lat": {"type": "float"}, "name": {"type": "string"}},
+                }
+            },
+            "required": ["loc"],
+        },
+    }
+    truth = {"site": {"loc": {"lat": 1.0, "name": None}}}
+    root = write_dataset(tmp_path / "d", [(question("s_0", doc), truth)])
+    result = invoke("--data", str(root), "--no-exec", "--json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["findings"] == []
+    outputs = tmp_path / "o.jsonl"
+    line = {"id": "s_0", "calls": [{"name": "site", "arguments": {"loc": {"lat": 1.0}}}]}
+    outputs.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    args = ["score", str(outputs), "--data", str(root), "--check", "ast", "--out"]
+    scored = CliRunner().invoke(main, [*args, str(tmp_path / "s")])
+    assert scored.exit_code == 0, scored.output
+    assert json.loads((tmp_path / "s" / "scores.jsonl").read_text())["valid"] is True

@@ -179,6 +179,8 @@ class _ValueWalk:
             sub = properties.get(key)
             if properties and key not in properties:
                 self.problems.append((Level.WARNING, f"{path}.{key}: not a declared property"))
+            if member is None:  # absent, as the checker reads it (docs/checking.md 5.4)
+                continue
             if not self.alternatives_inside:
                 out[key] = self.run(member, sub, f"{path}.{key}")
                 continue
