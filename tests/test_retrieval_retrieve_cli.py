@@ -199,3 +199,30 @@ def test_an_out_directory_that_cannot_be_made_stops_before_indexing(tmp_path: Pa
     # Nothing was indexed: the failure came before the minutes an index can take.
     assert not cache.exists()
     assert blocker.read_text() == "not a directory\n"
+
+
+def test_an_id_with_a_lone_surrogate_is_one_error_not_a_traceback(tmp_path: Path) -> None:
+    # JSON can write "\ud800" (json.dumps does by default); no run file can hold it.
+    data = write_beir(
+        tmp_path / "beir",
+        corpus=[
+            {"_id": "SURROGATE", "title": "", "text": "alpha beta"},
+            {"_id": "d2", "title": "", "text": "alpha delta"},
+        ],
+        queries=[{"_id": "a", "text": "alpha"}],
+        qrels={"test": [("a", "d2", 1)]},
+    )
+    corpus = data / "corpus.jsonl"
+    corpus.write_text(corpus.read_text().replace("SURROGATE", "\\ud800a"), encoding="utf-8")
+    out, cache = tmp_path / "run", tmp_path / "c"
+    said = invoke(
+        "retrieve", "--data", str(data), "--out", str(out), "--cache-dir", str(cache), code=1
+    )
+    message = " ".join(said.output.split())
+    assert (
+        "corpus.jsonl, line 1: field '_id' holds a lone surrogate, not a character: \\ud800a"
+        in message
+    )
+    assert not (out / "run.trec").exists()
+    checked = " ".join(invoke("validate", "--data", str(data), code=1).output.split())
+    assert "holds a lone surrogate" in checked and checked.endswith("1 error, 0 warnings")

@@ -273,6 +273,17 @@ class Fields:
         if not value.strip():
             self.problems.at(self.origin, f"field {name!r} is empty", f"give {self.what} an id")
             return None
+        if not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:  # JSON's "\ud800": no run or qrels file can hold it
+                self.problems.at(
+                    self.origin,
+                    f"field {name!r} holds a lone surrogate, not a character: "
+                    f"{value.encode('utf-8', 'backslashreplace').decode('ascii')}",
+                    f"give {self.what} an id of valid Unicode",
+                )
+                return None
         return value
 
     def text(self, *names: str, required: bool = True) -> str | None:
