@@ -266,3 +266,22 @@ def test_qrels_that_cannot_be_read_again_are_named_not_called_changed(
     assert found["note"].endswith(said)
     out = ok("report", tmp_path / "run", "--failures", "1").stdout
     assert said[1:] in " ".join(out.split())
+
+
+def test_a_relative_qrels_file_is_found_from_another_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = write_hf(
+        tmp_path / "data", corpus=HF_CORPUS, queries={"test": QUERIES}, qrels={"test": QRELS}
+    )
+    trec = write_trec_run(tmp_path / "run.trec", RANKED)
+    (tmp_path / "given.qrels").write_text("q2 0 p1_0 1\nq2 0 p2_1 1\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    ok("score", trec, "--data", data, "--qrels", "given.qrels", "--out", tmp_path / "run")
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["dataset"]["qrels"] == str(tmp_path / "given.qrels")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    (found,) = failures(tmp_path / "run", 1)
+    assert found["note"] is None  # the same judgements, read again
+    assert [d["relevance"] for d in found["shown"][0]["top"]] == [1, 1]

@@ -65,6 +65,9 @@ class RetrievalDataset:
     chunk_spans: Mapping[str, Span] = field(default_factory=dict)
     qrel_origins: Mapping[tuple[str, str], Origin] = field(default_factory=dict)
     refused: Refused = field(default_factory=Refused)  # queries not read, errors reported
+    #: The --qrels file given, as a summary records it (absolute: a report made from
+    #: another directory reads it again).
+    qrels_file: str | None = None
 
     @property
     def root(self) -> Path:
@@ -131,7 +134,7 @@ class RetrievalDataset:
             "corpus": self.corpus_name,
             "queries": len(self.queries),
             "gold_queries": len(self.gold_queries()),
-            "qrels": self.qrels_source,
+            "qrels": self.qrels_file or self.qrels_source,
             "gold_sha256": self.gold_sha256(),
         }
 
@@ -217,6 +220,7 @@ def read_dataset(
         queries=texts,
         qrels=gold,
         qrels_source=source,
+        qrels_file=None if qrels is None else recorded(qrels),
         query_origins=origins,
         answers=answers,
         top_ranked=pools,
