@@ -15,7 +15,7 @@ from typing import Any
 
 from tfce_eval.errors import DataError
 from tfce_eval.jsonl import JsonLines, JsonRefused, parse_json, read_document
-from tfce_eval.model import Finding, Level
+from tfce_eval.model import Finding, Level, writable
 from tfce_eval.retrieval.records import Origin
 
 #: The suffixes of the data files a layout's directories may hold.
@@ -273,17 +273,14 @@ class Fields:
         if not value.strip():
             self.problems.at(self.origin, f"field {name!r} is empty", f"give {self.what} an id")
             return None
-        if not value.isascii():
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:  # JSON's "\ud800": no run or qrels file can hold it
-                self.problems.at(
-                    self.origin,
-                    f"field {name!r} holds a lone surrogate, not a character: "
-                    f"{value.encode('utf-8', 'backslashreplace').decode('ascii')}",
-                    f"give {self.what} an id of valid Unicode",
-                )
-                return None
+        shown = writable(value)
+        if shown != value:  # JSON's "\ud800": no run or qrels file can hold it
+            self.problems.at(
+                self.origin,
+                f"field {name!r} holds a lone surrogate, not a character: {shown}",
+                f"give {self.what} an id of valid Unicode",
+            )
+            return None
         return value
 
     def text(self, *names: str, required: bool = True) -> str | None:
