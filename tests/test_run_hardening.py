@@ -21,7 +21,7 @@ from smallrun import DATA, config, outputs, run_argv, run_env
 
 from tfce_eval.dataset.load import load_dataset
 from tfce_eval.errors import RunError, UsageError
-from tfce_eval.run.appender import OutputsAppender
+from tfce_eval.run.appender import OutputsAppender, encode_line
 from tfce_eval.run.lock import RunLock
 from tfce_eval.run.retry import RetryPolicy
 from tfce_eval.run.runner import RunConfig, run_eval
@@ -73,7 +73,7 @@ def test_the_appender_writes_a_lone_surrogate_and_every_line_after_it(tmp_path):
     ]
     with OutputsAppender(path) as out:
         for record in records:
-            out.put(record)
+            out.put_line(encode_line(record))
     lines = path.read_bytes().splitlines()
     assert [json.loads(line) for line in lines] == records  # read back to the same strings
     assert lines[0].decode("utf-8") == '{"id":"a","raw":{"content":"好"}}'  # still readable

@@ -45,7 +45,8 @@ def encode_line(record: Mapping[str, Any]) -> bytes:
 
 
 class OutputsAppender:
-    """`with OutputsAppender(path) as out: out.put(record)`; leaving the block drains and syncs."""
+    """`with OutputsAppender(path) as out: out.put_line(encode_line(record))`; leaving the
+    block drains and syncs."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -66,12 +67,9 @@ class OutputsAppender:
         self._thread.start()
         return self
 
-    def put(self, record: Mapping[str, Any]) -> None:
-        """Queue one record (serialised now, so later changes to it do not matter)."""
-        self.put_line(encode_line(record))
-
     def put_line(self, line: bytes) -> None:
-        """Queue one line already made by `encode_line`."""
+        """Queue one outputs line, made by `encode_line` (so later changes to its record
+        do not matter)."""
         if self._error is not None:
             raise AppendFailed(self.path, self._error)
         self._queue.put(line)

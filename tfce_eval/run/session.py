@@ -100,7 +100,7 @@ class Session:
 
     async def _work(self, work: asyncio.Queue[Any]) -> None:
         while (item := await work.get()) is not None:
-            record, line = await self.ask(item)
+            record, line = self._within_line(item, await self.ask(item))
             self.appender.put_line(line)
             failed = record["error"] is not None
             self.stats.request_errors += failed
@@ -117,9 +117,8 @@ class Session:
             "items are asked again when the run resumes",
         )
 
-    async def ask(self, item: Any) -> tuple[dict[str, Any], bytes]:
-        """One item's record (its answer, or a request_error) and its outputs.jsonl line.
-        SessionStopped if nothing can be."""
+    async def ask(self, item: Any) -> dict[str, Any]:
+        """One item's record: its answer, or a request_error. SessionStopped if nothing can be."""
         self.stats.asked += 1
         while True:
             request = self.asker.request(self.provider, item, self._options)
@@ -137,9 +136,8 @@ class Session:
                 if error.param is not None and error.param in request:
                     self._drop(error.param, error.message)
                     continue
-                record = self.asker.error(item, error, gave_up.attempts)
-                return record, encode_line(record)
-            return self._within_line(item, self.asker.answer(item, raw, response))
+                return self.asker.error(item, error, gave_up.attempts)
+            return self.asker.answer(item, raw, response)
 
     def _within_line(self, item: Any, record: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
         """`record` and its line, or a request_error's when the line would be longer than
