@@ -272,8 +272,8 @@ def test_a_group_of_open_items_only_has_no_interval_in_any_format(tmp_path: Path
     doc = qa_document([load_qa_run(out)])
     series = next(t for t in doc.tables if t.key == "series")
     assert series.rows[1][:5] == ("99", 0, 0, None, None)  # no mc or tf item: no interval
-    # Blank in CSV, as a missing accuracy is; `-` in the table, as it is too.
-    assert "series,99,0,0,,,1,1.0" in render_document(doc, "csv").splitlines()
+    # Blank in CSV (both bounds), as a missing accuracy is; `-` in the table, as it is too.
+    assert "series,99,0,0,,,,1,1.0" in render_document(doc, "csv").splitlines()
     table = render_document(doc, "table").splitlines()
     assert next(line for line in table if line.strip().startswith("99 ")).split()[3:5] == [
         "-",

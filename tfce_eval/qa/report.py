@@ -18,20 +18,21 @@ from typing import Any
 from tfce_eval.errors import UsageError
 from tfce_eval.qa.paired import paired_data
 from tfce_eval.qa.runs import QaRun
-from tfce_eval.report.document import Cell, Document, Table, run_letters
+from tfce_eval.report.document import Cell, Document, Interval, Table, run_letters
 from tfce_eval.words import counted
 
 _CLOSED = ("type", "n", "correct", "accuracy", "95% interval", "parse err", "req err")
 
 
-def _interval(ci: Any) -> str | None:
-    """The interval as text; None (shown as `-`, blank in CSV) when there is none."""
+def _interval(ci: Any) -> Interval | None:
+    """The interval of a summary's `ci95`; None (shown as `-`, blank in CSV) when there is
+    none."""
     if (
         isinstance(ci, list | tuple)
         and len(ci) == 2
-        and all(isinstance(x, int | float) for x in ci)
+        and all(isinstance(x, int | float) and not isinstance(x, bool) for x in ci)
     ):
-        return f"{ci[0]:.3f}-{ci[1]:.3f}"
+        return Interval(float(ci[0]), float(ci[1]))
     return None
 
 

@@ -104,8 +104,22 @@ def csv_cell(value: Any) -> Any:
     return text
 
 
-#: A cell: text, a count, a figure (rendered with `digits` decimals), or nothing ("-").
-Cell = str | int | float | None
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """A confidence interval in a cell: `[low, high]` in the text formats, every report's
+    notation; two numbers at full precision in CSV (columns `<name> low`, `<name> high`)."""
+
+    low: float
+    high: float
+
+
+#: A cell: text, a count, a figure or an interval (rendered with `digits` decimals), or
+#: nothing ("-").
+Cell = str | int | float | Interval | None
+
+
+def _numeric(value: Cell) -> bool:
+    return isinstance(value, int | float | Interval) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True)
@@ -136,6 +150,8 @@ def cell_text(value: Cell, digits: int = 4) -> str:
         return "-"
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if isinstance(value, Interval):
+        return f"[{cell_text(value.low, digits)}, {cell_text(value.high, digits)}]"
     if isinstance(value, float):
         if math.isnan(value):
             return "-"
@@ -203,11 +219,7 @@ def document_renderables(doc: Document) -> list[Any]:
             box=box.SIMPLE_HEAD,
         )
         for i, name in enumerate(table.columns):
-            numeric = any(
-                isinstance(row[i], int | float) and not isinstance(row[i], bool)
-                for row in table.rows
-                if i < len(row)
-            )
+            numeric = any(_numeric(row[i]) for row in table.rows if i < len(row))
             rich_table.add_column(
                 rich_text(name),
                 justify="right" if numeric else "left",
@@ -242,13 +254,28 @@ def render_document_markdown(doc: Document) -> str:
 
 
 def render_document_csv(doc: Document) -> str:
-    """Every table's rows, each prefixed with its table's key; a header row per table."""
+    """Every table's rows, each prefixed with its table's key; a header row per table.
+    A column holding intervals is written as two, `<name> low` and `<name> high`."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     for table in doc.tables:
-        writer.writerow(["table", *map(csv_cell, table.columns)])
+        split = {
+            i
+            for i in range(len(table.columns))
+            if any(i < len(row) and isinstance(row[i], Interval) for row in table.rows)
+        }
+        header: list[str] = []
+        for i, name in enumerate(table.columns):
+            header += [f"{name} low", f"{name} high"] if i in split else [name]
+        writer.writerow(["table", *map(csv_cell, header)])
         for row in table.rows:
-            writer.writerow([table.key, *("" if c is None else csv_cell(c) for c in row)])
+            cells: list[Any] = [table.key]
+            for i, c in enumerate(row):
+                if i in split:
+                    cells += [c.low, c.high] if isinstance(c, Interval) else ["", ""]
+                else:
+                    cells.append("" if c is None else csv_cell(c))
+            writer.writerow(cells)
     return buf.getvalue()
 
 
@@ -287,8 +314,7 @@ def render_document_html(doc: Document) -> str:
         for raw, row in zip(table.rows, _rows_text(table), strict=True):
             cells = []
             for value, text in zip(raw, row, strict=True):
-                numeric = isinstance(value, int | float) and not isinstance(value, bool)
-                cls = ' class="n"' if numeric else ""
+                cls = ' class="n"' if _numeric(value) else ""
                 cells.append(f"<td{cls}>{esc(text)}</td>")
             out.append("<tr>" + "".join(cells) + "</tr>")
         out.append("</table>")

@@ -68,13 +68,13 @@ def _interval_note(run: ScoredRun) -> str:
 
 
 def _single(run: ScoredRun) -> Document:
-    from tfce_eval.report.document import Document, Table
+    from tfce_eval.report.document import Document, Interval, Table
 
     rows: list[tuple[Cell, ...]] = []
     n = run.summary["queries"]
     for measure in run.measures:
         lo, hi = run.interval(measure)
-        rows.append((measure, run.mean(measure), f"{lo:.4f} - {hi:.4f}", n))
+        rows.append((measure, run.mean(measure), Interval(lo, hi), n))
     cov = run.summary["coverage"]
     table = Table(
         "measures",
