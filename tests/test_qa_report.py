@@ -192,7 +192,9 @@ def test_three_runs_side_by_side(runs: tuple[Path, Path]) -> None:
         f"B: rag, {runs[1]}",
         f"C: again, {runs[0]}",
     )
-    mc_row = doc.tables[0].rows[0]
+    rows = {row[0]: row for row in doc.tables[0].rows}
+    assert rows["mc n"] == ("mc n", 12, 12, 12) and rows["open n"] == ("open n", 4, 4, 4)
+    mc_row = rows["mc accuracy"]
     assert mc_row == (
         "mc accuracy",
         pytest.approx(4 / 12),

@@ -225,7 +225,7 @@ def test_a_changed_context_on_resume_is_refused(server: FakeServer, tmp_path: Pa
         TRUTH[0].id,
     ]
     run(*args)
-    out = run(*args, "--context", "gold", code=1).output
+    out = run(*args, "--context", "gold", code=2).output
     assert "context" in out
 
 
@@ -504,7 +504,7 @@ def test_a_resume_on_other_passages_is_refused(
     else:
         run_file.write_text(f"{first} Q0 {chunk} 1 1.5 mine\n", encoding="utf-8")
         said = "run_sha256"
-    refused = unfold(run(*args, code=1).output)
+    refused = unfold(run(*args, code=2).output)
     assert "holds a different run" in refused and f"the context's {changed}, {said}" in refused
 
 

@@ -150,7 +150,9 @@ def test_the_api_key_appears_in_no_file_and_no_output(dataset, tmp_path):
     assert "parallel_multiple" in run.stdout and "written:" in run.stdout
 
 
-def test_usage_errors_exit_2_and_a_changed_run_exits_1(dataset, tmp_path):
+def test_usage_errors_and_a_changed_run_exit_2(dataset, tmp_path):
+    # A changed run is a mistake of the options or the directory chosen, as `score --out`
+    # into a run's directory is: both exit 2, and say what to do.
     with FakeServer(FakeConfig(dataset)) as srv:
         bad_model = subprocess.run(
             [sys.executable, "-m", "tfce_eval", "run", "--model", "gpt-4o"],
@@ -164,7 +166,7 @@ def test_usage_errors_exit_2_and_a_changed_run_exits_1(dataset, tmp_path):
     assert bad_model.returncode == 2 and "provider/name" in bad_model.stderr
     assert first.returncode == 0
     assert json.loads(first.stdout)["simple"]["accuracy"] == 1.0
-    assert changed.returncode == 1
+    assert changed.returncode == 2
     assert "request option temperature: 0.0 (saved) vs 0.7 (now)" in changed.stderr
     assert "--force" in changed.stderr
 

@@ -382,10 +382,6 @@ def test_options_of_another_task_are_refused_not_ignored(
             "question-answering dataset",
         ),
         (
-            (*QNA, "--qrels", str(REPO / "README.md")),
-            "error: --qrels is for retrieval datasets; --data is a question-answering dataset",
-        ),
-        (
             (*QNA, "--functions", str(REPO)),
             "error: --functions is for function-calling datasets; --data is a "
             "question-answering dataset",

@@ -222,7 +222,7 @@ def test_a_copied_file_is_one_error(tmp_path: Path) -> None:
         f"error: {root}/questions/simple (copy).jsonl: the file repeats all 12 ids of "
         "questions/simple.jsonl: a copy?"
     ]
-    assert "12 items (simple 12): 1 error, 0 warnings" in lines
+    assert f"fc dataset {root}: 12 items (simple 12): 1 error, 0 warnings" in lines
 
 
 @pytest.mark.parametrize("name", ["BFCL_v3_simple.json", "simple_link.jsonl"])
@@ -294,7 +294,7 @@ def test_one_item_one_error_one_warning_in_words(tmp_path: Path) -> None:
         f"error: {root}/answers/irrelevance.jsonl:1 (i_0): an irrelevance item, but the "
         "ground truth has 1 call of 1 function among 1 doc" in lines
     )
-    assert lines[-1] == "1 item (irrelevance 1): 1 error, 1 warning"
+    assert lines[-1] == f"fc dataset {root}: 1 item (irrelevance 1): 1 error, 1 warning"
 
 
 def test_answers_in_both_styles_are_counted_in_words(tmp_path: Path) -> None:

@@ -51,12 +51,15 @@ def doctor_command(
     item_id: str | None,
     timeout: float,
 ) -> None:
-    """Send one parallel item with tools and say whether structured tool calls came back.
+    """Send one item and say whether the server answers as a run needs.
 
-    Names the usual server misconfigurations: vLLM without --enable-auto-tool-choice
-    --tool-call-parser, llama.cpp without --jinja, parallel calls off. Exit status 0 when
-    the server is usable for `run --mode fc` (warnings included: fewer calls than asked is
-    the model's choice), 1 otherwise.
+    fc data (the default): one parallel item with tools; are structured tool calls
+    returned? Names the usual server misconfigurations: vLLM without
+    --enable-auto-tool-choice --tool-call-parser, llama.cpp without --jinja, parallel
+    calls off. QA data (--data builtin:telco-qna): one multiple-choice question with
+    the forced answer tool, then as text; are the tool call and the ANSWER: line read?
+    Exit status 0 when the server is usable for `run --mode fc` (warnings included: a
+    wrong answer, or fewer calls than asked, is the model's choice), 1 otherwise.
     """
     from tfce_eval.run.config import run_data
     from tfce_eval.tasks import TaskKind

@@ -18,8 +18,13 @@ FORMATS = ("table", "md", "json", "csv", "html")
 
 
 class _ReportFailure(click.ClickException):
-    """A bad run directory as `error: ...` on stderr, exit 1, also when run outside the group;
+    """An error of the report as `error: ...` on stderr with its exit code (1 a bad run
+    directory, 2 runs that cannot be reported together), also when run outside the group;
     folded at 80 columns like every other error."""
+
+    def __init__(self, error: TfceError) -> None:
+        super().__init__(str(error))
+        self.exit_code = error.exit_code  # type: ignore[misc]
 
     def show(self, file: object = None) -> None:
         click.echo(fold(shown(self.format_message()), "error: "), err=True)
@@ -50,7 +55,7 @@ class _ReportFailure(click.ClickException):
 @click.option(
     "--data",
     type=click.Path(path_type=Path, file_okay=False),
-    metavar="DIR",
+    metavar="DIR|builtin:NAME",
     help="Dataset the failing items' questions (retrieval: queries and judgements) "
     "come from (with --failures). Default: the one the run recorded (fc: or the "
     "built-in one if it is the same).",
@@ -99,7 +104,7 @@ def report_command(
             _emit(text, output)
             return
     except TfceError as exc:
-        raise _ReportFailure(str(exc)) from exc
+        raise _ReportFailure(exc) from exc
     from tfce_eval.cli.render import stdout_console
     from tfce_eval.dataset.load import load_dataset
     from tfce_eval.report import FailureSource, Prices, ReportFormat, load_run, render, render_table
@@ -113,7 +118,9 @@ def report_command(
         runs = [load_run(d, keep_details=failures) for d in run_dirs]
         source = None
         if data is not None and failures > 0:
-            source = FailureSource(dataset=load_dataset(data))
+            from tfce_eval.tasks import resolve_data
+
+            source = FailureSource(dataset=load_dataset(resolve_data(data, TaskKind.FC).path))
         report_format = ReportFormat(fmt)
         if report_format is ReportFormat.TABLE and output is None:
             table = render_table(runs, failures=failures, prices=prices, failure_source=source)
@@ -121,7 +128,7 @@ def report_command(
             return
         text = render(runs, report_format, failures=failures, prices=prices, failure_source=source)
     except TfceError as exc:
-        raise _ReportFailure(str(exc)) from exc
+        raise _ReportFailure(exc) from exc
     _emit(text, output)
 
 
@@ -175,7 +182,11 @@ def _task_of(run_dirs: tuple[Path, ...]) -> TaskKind:
         tasks.append(task)
     if len({t for t in tasks if t}) > 1:
         named = ", ".join(f"{d} ({t})" for d, t in zip(run_dirs, tasks, strict=True) if t)
-        raise UsageError(f"runs of different tasks cannot share a report: {named}")
+        raise UsageError(
+            f"runs of different tasks cannot share a report: {named}\n"
+            "  fix: report the runs of each task apart (tfce-eval report RUN_DIR... once "
+            "per task)"
+        )
     task = next((t for t in tasks if t), TaskKind.FC)
     try:
         return TaskKind(task)

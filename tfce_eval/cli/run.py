@@ -30,7 +30,7 @@ from tfce_eval.cli.options import (
     parse_categories,
     policy_options,
     refuse_other_tasks_options,
-    split_options,
+    split_option,
     timeout_option,
 )
 from tfce_eval.cli.text import fold, fold_command, shown
@@ -112,7 +112,14 @@ def _resume_command() -> str | None:
 )
 @category_option
 @data_options
-@split_options
+@split_option
+@click.option(
+    "--corpus",
+    metavar="DIR|builtin:NAME",
+    help="qa --context bm25: the retrieval dataset whose chunks are searched. Default: "
+    "the QA dataset's own (the corpus/ beside Telco-Retrieve's splits; QASPER-RAG's "
+    "chunks).",
+)
 @click.option(
     "--context",
     default="none",
@@ -150,7 +157,7 @@ def _resume_command() -> str | None:
     "--limit",
     type=click.IntRange(min=1),
     metavar="N",
-    help="At most N items per category (the first, in id order).",
+    help="At most N items per category (fc) or answer type (qa), the first in id order.",
 )
 @click.option(
     "--concurrency",
@@ -246,7 +253,6 @@ def run_command(
     as_json: bool,
     split: str | None,
     corpus: str | None,
-    qrels: Path | None,
     context: str,
     cache_dir: Path | None,
     judge: str | None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import click
@@ -79,15 +80,10 @@ def validate_command(
     else:
         for finding in report.findings:
             click.echo(_folded(finding), err=finding.level == "error")
-        counts = ", ".join(f"{c} {n}" for c, n in report.counts.items())
-        click.echo(
-            fold(
-                counted(report.items, "item")
-                + (f" ({counts})" if counts else "")
-                + f": {counted(len(report.errors), 'error')}, "
-                f"{counted(len(report.warnings), 'warning')}"
-            )
-        )
+        name = "(--questions)" if questions else str(data or "builtin:tfce")
+        counts = {str(c): n for c, n in report.counts.items()}
+        size = _size(report.items, "item", counts)
+        click.echo(_summary(TaskKind.FC, name, size, len(report.errors), len(report.warnings)))
     if report.errors:
         raise SystemExit(1)
 
@@ -101,19 +97,21 @@ def _validate_other(
     as_json: bool,
 ) -> None:
     """validate for a retrieval or QA dataset: every finding at once, then the counts."""
+    from tfce_eval.retrieval import detect_layout, validate_retrieval
+
     findings: list[Finding]
-    if task is TaskKind.RETRIEVAL:
-        from tfce_eval.retrieval import validate_retrieval
+    size: str | None = None
+    if task is TaskKind.QA and detect_layout(path) is None:
+        from tfce_eval.qa.loader import check_qa
 
+        items, findings = check_qa(path, split)
+        kinds = Counter(str(item.answer_type) for item in items)
+        if items:  # none read whole: the errors say why, not a count of 0
+            size = _size(len(items), "question", {k: kinds[k] for k in ("mc", "tf", "open")})
+    elif task is TaskKind.QA and not (path / "answers").is_dir():  # as `run` tells it
+        findings = [_no_answers(path)]
+    else:  # a retrieval dataset, or QASPER-RAG's answers: the retrieval checks
         findings = validate_retrieval(path, split=split, corpus=corpus, qrels=qrels)
-    else:
-        from tfce_eval.qa import validate_qa
-        from tfce_eval.retrieval import detect_layout, validate_retrieval
-
-        if detect_layout(path) is not None:  # QASPER-RAG's answers: the retrieval checks
-            findings = validate_retrieval(path, split=split, corpus=corpus, qrels=qrels)
-        else:
-            findings = validate_qa(path, split)
     errors = [f for f in findings if f.level is Level.ERROR]
     if as_json:
         rows = [f.to_json() for f in findings]
@@ -121,16 +119,65 @@ def _validate_other(
     else:
         for finding in findings:
             click.echo(_folded(finding), err=finding.level is Level.ERROR)
-        click.echo(
-            fold(
-                shown(
-                    f"{task} dataset {path}: {counted(len(errors), 'error')}, "
-                    f"{counted(len(findings) - len(errors), 'warning')}"
-                )
-            )
-        )
+        if size is None and not errors:
+            size = _queries(path, task, split, corpus)
+        warnings = len(findings) - len(errors)
+        click.echo(_summary(task, str(path), size, len(errors), warnings))
     if errors:
         raise SystemExit(1)
+
+
+def _no_answers(path: Path) -> Finding:
+    """The finding of a retrieval dataset without answers validated as a QA one: what
+    `run` and `doctor` say of it, and the fix."""
+    return Finding(
+        Level.ERROR,
+        "a retrieval dataset without answers, nothing to ask a model: no qa dataset",
+        str(path),
+        hint="validate it as retrieval (leave out --task qa), or add its answers/ "
+        "(QASPER-RAG's layout)",
+    )
+
+
+def _queries(path: Path, task: TaskKind, split: str | None, corpus: str | None) -> str | None:
+    """How many queries (retrieval) or questions (QASPER-RAG's answers) the splits
+    validated hold, per split; None when they cannot be counted."""
+    from tfce_eval.errors import TfceError
+    from tfce_eval.retrieval import detect_layout, load_retrieval
+    from tfce_eval.retrieval.layouts import splits_of
+
+    layout = detect_layout(path)
+    if layout is None:
+        return None
+    counts: dict[str, int] = {}
+    try:
+        for name in [split] if split is not None else splits_of(path, layout):
+            dataset = load_retrieval(path, split=name, corpus=corpus)
+            counts[name] = len(dataset.answers if task is TaskKind.QA else dataset.queries)
+    except TfceError:
+        return None
+    noun = "question" if task is TaskKind.QA else "query"
+    return _size(sum(counts.values()), noun, counts)
+
+
+#: Glues the words of a count (`24 questions`, `mc 11`, `0 errors, 0 warnings`) so that
+#: folding never parts them; no shown text holds it (control characters are escaped).
+_GLUE = "\x01"
+
+
+def _size(total: int, noun: str, counts: dict[str, int]) -> str:
+    """`24 questions (mc 11, tf 8, open 5)`: the total and its parts, none left out."""
+    parts = ", ".join(f"{name}{_GLUE}{n}" for name, n in counts.items() if n)
+    plural = "queries" if noun == "query" else f"{noun}s"
+    return counted(total, noun, plural).replace(" ", _GLUE) + (f" ({parts})" if parts else "")
+
+
+def _summary(task: TaskKind, name: str, size: str | None, errors: int, warnings: int) -> str:
+    """validate's last line, for every task: `qa dataset builtin:telco-qna: 24 questions
+    (mc 11, tf 8, open 5): 0 errors, 0 warnings`, folded at 80 columns."""
+    found = f"{counted(errors, 'error')}, {counted(warnings, 'warning')}".replace(" ", _GLUE)
+    text = shown(f"{task} dataset {name}: ") + (f"{size}: " if size else "") + found
+    return fold(text).replace(_GLUE, " ")
 
 
 def _folded(finding: Finding) -> str:

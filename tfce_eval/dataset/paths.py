@@ -105,19 +105,30 @@ def builtin(name: str) -> Builtin:
     raise UsageError(f"no built-in dataset {name!r}; choose from {names} (tfce-eval datasets)")
 
 
-#: The library function that loads each task's datasets, for messages.
-LOADERS = {
-    TaskKind.FC: "tfce_eval.dataset.load.load_dataset",
-    TaskKind.QA: "tfce_eval.qa.load_telco",
-    TaskKind.RETRIEVAL: "tfce_eval.retrieval.load_retrieval",
+#: What a dataset of each task is for, in messages: `not a qa dataset (it is for ...)`.
+PURPOSES = {
+    TaskKind.FC: "function calling",
+    TaskKind.QA: "question answering",
+    TaskKind.RETRIEVAL: "retrieval",
 }
+
+
+def other_task_error(entry: Builtin, task: TaskKind, give: str = "give") -> DataError:
+    """The error for the built-in dataset `entry` read as a `task` dataset: what it is
+    for, and the built-in datasets of `task` to `give` instead (`point --data at`)."""
+    others = ", ".join(BUILTIN_PREFIX + b.name for b in BUILTINS if b.task is task)
+    return DataError(
+        f"not a {task} dataset (it is for {PURPOSES[entry.task]})",
+        path=BUILTIN_PREFIX + entry.name,
+        hint=f"{give} a {task} dataset: {others} or a directory (tfce-eval datasets lists them)",
+    )
 
 
 def builtin_dir(spec: str | Path, task: TaskKind, *, also: TaskKind | None = None) -> Path | None:
     """The directory of `spec` when it is `builtin:NAME` of a dataset of `task` (or of
     `also`: QASPER-RAG is a retrieval dataset whose answers are questions); None for any
-    other path. A built-in dataset of another task is a DataError naming the loader
-    to call instead."""
+    other path. A built-in dataset of another task is a DataError naming the built-in
+    datasets of `task`."""
     text = str(spec)
     if not text.startswith(BUILTIN_PREFIX):
         return None
@@ -126,9 +137,5 @@ def builtin_dir(spec: str | Path, task: TaskKind, *, also: TaskKind | None = Non
     entry = builtin(name)
     # A folder or file inside one is whatever it is (the Telco corpus in builtin:telco-qna).
     if entry.task is not task and entry.task is not also and not inner:
-        raise DataError(
-            f"a built-in {entry.task} dataset, not a {task} one",
-            path=text,
-            hint=f"load it with {LOADERS[entry.task]}",
-        )
+        raise other_task_error(entry, task)
     return entry.path / inner if inner else entry.path

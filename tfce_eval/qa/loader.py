@@ -399,8 +399,15 @@ def validate_qa(path: str | Path, split: str | None = None) -> list[Finding]:
 
     A directory or split that cannot be chosen is one finding naming the choices.
     """
+    return check_qa(path, split)[1]
+
+
+def check_qa(
+    path: str | Path, split: str | None = None
+) -> tuple[tuple[QaItem, ...], list[Finding]]:
+    """`validate_qa`'s findings, with the items that could be read (for their counts)."""
     try:
-        _, problems = _parse(builtin_dir(path, TaskKind.QA) or Path(path), split)
+        dataset, problems = _parse(builtin_dir(path, TaskKind.QA) or Path(path), split)
     except DataError as exc:
-        return [Finding.from_error(exc, path=str(path))]
-    return problems
+        return (), [Finding.from_error(exc, path=str(path))]
+    return dataset.items, problems

@@ -218,12 +218,18 @@ def _metric(summary: Mapping[str, Any], kind: str, field: str) -> float | None:
     return _num(block.get(field)) if isinstance(block, dict) else None
 
 
+#: The rows of the runs side by side: (label, block, field); an `n` row is the block's
+#: items, so that runs on different numbers of items are told apart.
 _SIDE_ROWS = (
+    ("mc n", "mc", "total"),
     ("mc accuracy", "mc", "accuracy"),
     ("mc parse errors", "mc", "parse_errors"),
+    ("tf n", "tf", "total"),
     ("tf accuracy", "tf", "accuracy"),
     ("tf parse errors", "tf", "parse_errors"),
+    ("mc+tf n", "overall", "total"),
     ("mc+tf accuracy", "overall", "accuracy"),
+    ("open n", "open", "total"),
     ("open judge mean", "open", "mean"),
     ("open EM (lexical)", "open", "exact_match"),
     ("open F1 (lexical)", "open", "token_f1"),
@@ -237,7 +243,8 @@ def _side_by_side(runs: Sequence[QaRun], labels: Sequence[str]) -> Table:
         values = [_metric(r.summary, kind, field) for r in runs]
         if all(v is None for v in values):
             continue
-        cells: list[Cell] = [int(v) if v is not None and "errors" in name else v for v in values]
+        whole = "errors" in name or name.endswith(" n")
+        cells: list[Cell] = [int(v) if v is not None and whole else v for v in values]
         rows.append((name, *cells))
     return Table("runs", "Runs side by side", ("measure", *labels), tuple(rows), digits=3)
 
@@ -264,10 +271,11 @@ def _pair(a: QaRun, b: QaRun) -> Document:
             va, vb = _metric(a.summary, key, "accuracy"), _metric(b.summary, key, "accuracy")
         diff = vb - va if va is not None and vb is not None else None
         lift_rows.append((kind, row["n"], va, vb, diff, row["p_value"], row["test"]))
+    # Only the types tested: one whose items differ says why in its note, not as zeros.
     closed = tuple(
         (r["category"], r["n"], r["both"], r["only_a"], r["only_b"], r["neither"], r["p_value"])
         for r in paired["rows"]
-        if r["test"] == "McNemar exact"
+        if r["test"] == "McNemar exact" and r["p_value"] is not None
     )
     if paired["overall"]:
         o = paired["overall"]
@@ -280,29 +288,37 @@ def _pair(a: QaRun, b: QaRun) -> Document:
         notes.append(f"No paired test: {paired['reason']}.")
     notes += [f"{r['category']}: {r['note']}" for r in paired["rows"] if r.get("note")]
     notes += _run_notes(a, "A") + _run_notes(b, "B")
-    tables = [
-        Table(
-            "lift",
-            "RAG lift: B against A",
-            ("type", "n", "A", "B", "B - A", "p", "test"),
-            tuple(lift_rows),
-            "mc, tf: accuracy; open: mean "
-            + next((r["measure"] for r in paired["rows"] if r["category"] == "open"), "score")
-            + " over the paired items. p: two-sided, on the items both runs answered.",
-            digits=3,
-        ),
-        Table(
-            "paired",
-            "Paired items (mc, tf)",
-            ("category", "n", "both", "only A", "only B", "neither", "p"),
-            closed,
-            "only A / only B: items just one run got right; only they inform the test.",
-            digits=4,
-        ),
-        _side_by_side((a, b), labels),
-    ]
+    tables = []
+    if lift_rows:  # none when no paired test could be made: the note says why
+        tables.append(_lift_table(paired, tuple(lift_rows)))
+    if closed:
+        tables.append(
+            Table(
+                "paired",
+                "Paired items (mc, tf)",
+                ("category", "n", "both", "only A", "only B", "neither", "p"),
+                closed,
+                "only A / only B: items just one run got right; only they inform the test.",
+                digits=4,
+            )
+        )
+    tables.append(_side_by_side((a, b), labels))
     data = {"runs": [_run_data("A", a), _run_data("B", b)], "paired": paired}
     return Document(f"QA report: {a.name} (A) vs {b.name} (B)", tuple(tables), tuple(notes), data)
+
+
+def _lift_table(paired: Mapping[str, Any], rows: tuple[tuple[Cell, ...], ...]) -> Table:
+    """The RAG lift of two runs: per answer type both figures, the difference and p."""
+    measure = next((r["measure"] for r in paired["rows"] if r["category"] == "open"), "score")
+    return Table(
+        "lift",
+        "RAG lift: B against A",
+        ("type", "n", "A", "B", "B - A", "p", "test"),
+        rows,
+        f"mc, tf: accuracy; open: mean {measure} over the paired items. p: two-sided, on "
+        "the items both runs answered.",
+        digits=3,
+    )
 
 
 def qa_document(runs: Sequence[QaRun]) -> Document:

@@ -65,9 +65,10 @@ def run_data(data: str | Path | None, task: TaskKind | str | None) -> tuple[Task
     questions: QASPER-RAG, a retrieval dataset with answers, is run as qa."""
     chosen = None if task is None else parse_choice(TaskKind, task, "task")
     ref = resolve_data(data, chosen)
-    if ref.task is TaskKind.RETRIEVAL:
+    layout = ref.path is not None and ref.task is not TaskKind.FC and detect_layout(ref.path)
+    if ref.task is TaskKind.RETRIEVAL or layout:
         # Only a layout with answers (QASPER-RAG's answers/) has questions to ask.
-        if ref.path is not None and detect_layout(ref.path) and (ref.path / "answers").is_dir():
+        if ref.path is not None and layout and (ref.path / "answers").is_dir():
             return TaskKind.QA, ref.path
         raise UsageError(
             f"--data {data}: a retrieval dataset without answers, nothing to ask a model; "

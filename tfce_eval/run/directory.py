@@ -2,9 +2,9 @@
 
 A run directory is `<out>/<run-name>`. A name given with --run-name must stay inside --out
 (it is written to and, with --force, its files deleted). A directory that holds a run is
-resumed only when run.json says it is the same run (`metadata.identity_differences` lists
-what changed); an answer counts as finished unless it is a request_error, which is asked
-again.
+resumed only when run.json says it is the same run; otherwise `OtherRun` lists what changed
+(`metadata.identity_differences`). An answer counts as finished unless it is a
+request_error, which is asked again.
 """
 
 from __future__ import annotations
@@ -27,6 +27,15 @@ from tfce_eval.scoring.rundir import (
     read_json,
     write_json,
 )
+
+
+class OtherRun(RunError):
+    """The run directory holds another run, or answers without run.json. The mistake is
+    the directory or the options chosen, so it exits 2 as a usage error does (as `score
+    --out` into a run's directory does); a RunError still, for library callers."""
+
+    exit_code = 2
+
 
 #: Files a run writes; `--force` removes exactly these before starting over.
 RUN_FILES = (OUTPUTS, SCORES, SUMMARY, RUN_JSON, REPORT_MD, REPORT_HTML)
@@ -55,7 +64,7 @@ def checked_run_name(name: str) -> PurePath:
 def prepare_run_dir(
     run_dir: RunDir, identity: RunIdentity, *, force: bool
 ) -> dict[str, Any] | None:
-    """The saved run.json of a run to resume, None for a new run; RunError if it differs.
+    """The saved run.json of a run to resume, None for a new run; OtherRun if it differs.
 
     `force`: start over: the run's files are deleted first (the caller holds the lock).
     """
@@ -73,7 +82,7 @@ def prepare_run_dir(
             )
         differences = identity_differences(saved, identity)
         if differences:
-            raise RunError(
+            raise OtherRun(
                 f"{run_dir.path} holds a different run, so it cannot be resumed:\n  "
                 + "\n  ".join(differences)
                 + "\n  fix: run with --force to start over there, or choose another "
@@ -81,7 +90,7 @@ def prepare_run_dir(
             )
         return saved
     if run_dir.outputs.exists() and run_dir.outputs.stat().st_size:
-        raise RunError(
+        raise OtherRun(
             f"{run_dir.outputs} exists but run.json does not, so it cannot be "
             "resumed\n  fix: use --force to start over, or another --run-name"
         )

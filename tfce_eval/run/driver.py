@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfce_eval.errors import RunError, RunInterrupted
+from tfce_eval.model import TaskKind
 from tfce_eval.providers import Provider
 from tfce_eval.providers.registry import parse_model
 from tfce_eval.run.asking import Asker
@@ -65,6 +66,7 @@ def run_identity(
         categories=categories,
         selection_sha256=selection_digest(ids),
         selection={"limit": config.limit, "ids": list(config.ids) or None},
+        task=str(config.task or TaskKind.FC),
     )
 
 

@@ -58,6 +58,9 @@ class RunIdentity:
     #: The options that chose the items (`limit`, `ids`): not compared themselves (the
     #: digest of the ids is), but named when the selection differs.
     selection: Mapping[str, Any] = field(default_factory=dict)
+    #: The task (fc or qa): recorded with the task's settings (a function-calling run.json
+    #: names none); a run of another task is told apart by it before anything else.
+    task: str = "fc"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -126,12 +129,16 @@ CONTEXT_DIGESTS = {
 
 
 def identity_differences(old_meta: Mapping[str, Any], new: RunIdentity) -> list[str]:
-    """One line per identity field that differs: `model: 'a' (saved) vs 'b' (now)`.
+    """One line per identity field that differs: `model: 'a' (saved) vs 'b' (now)`; a run
+    of another task is that one line, `task: fc (saved) vs qa (now)`.
 
     Items chosen differently are named by the options that chose them (`--category`,
     `--limit`, `--ids`, each with both values); only when none of them differs (the
     dataset changed under the same options) do the digests of the selection speak.
     """
+    saved_task = old_meta.get("task") or "fc"
+    if saved_task != new.task:  # nothing else compares: the options differ by task
+        return [f"task: {saved_task} (saved) vs {new.task} (now)"]
     old = _identity_view(old_meta)
     now = new.to_json()
     lines: list[str] = []

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tfce_eval.dataset.paths import builtin_dir
+from tfce_eval.dataset.paths import builtin_dir, recorded
 from tfce_eval.decode.answer import decode_output
 from tfce_eval.errors import UsageError
 from tfce_eval.jsonl import JsonLines
@@ -229,16 +229,20 @@ def context_identity(spec: ContextSpec, corpus: Path | None) -> dict[str, str]:
     return found
 
 
-def read_outputs(path: Path, ids: Sequence[str]) -> tuple[list[QaOutput], list[str]]:
-    """The selected items' outputs from a run's outputs.jsonl (the last line of an id counts)."""
+def read_outputs(path: Path, ids: Sequence[str]) -> tuple[list[QaOutput], dict[str, Any]]:
+    """The selected items' outputs from a run's outputs.jsonl (the last line of an id
+    counts), and what summary.json records of the file read (`path`, `sha256`, `lines`,
+    as a function-calling run's `outputs`)."""
     wanted = set(ids)
     latest: dict[str, QaOutput] = {}
-    for record in JsonLines(path, torn_tail_ok=True):
+    reader = JsonLines(path, torn_tail_ok=True)
+    for record in reader:
         value = record.value
         if not isinstance(value, dict) or value.get("id") not in wanted:
             continue
         latest[value["id"]] = _output(value, record.line)
-    return [latest[i] for i in ids if i in latest], []
+    described = {"path": recorded(path), "sha256": reader.digest(), "lines": reader.lines}
+    return [latest[i] for i in ids if i in latest], described
 
 
 def _output(value: Mapping[str, Any], line: int) -> QaOutput:

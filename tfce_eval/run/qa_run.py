@@ -141,7 +141,7 @@ def qa_plan(config: RunConfig, run_dir: RunDir) -> tuple[Provider, Plan]:
     asked = dataclasses.replace(dataset, items=tuple(i for i in dataset.items if i.id in chosen))
 
     async def score_async(meta: Mapping[str, Any]) -> tuple[QaResult, int]:
-        outputs, _ = read_outputs(run_dir.outputs, ids)
+        outputs, described = read_outputs(run_dir.outputs, ids)
         result = await score_outputs_async(
             outputs,
             asked,
@@ -155,7 +155,8 @@ def qa_plan(config: RunConfig, run_dir: RunDir) -> tuple[Provider, Plan]:
                     "model": provider.model,
                     "mode": str(config.mode),
                     **spec.to_json(),
-                }
+                },
+                "outputs": described,
             },
         )
         errors = sum(1 for r in result.records if r.error_type is ErrorType.REQUEST_ERROR)

@@ -22,6 +22,7 @@ from tfce_eval.dataset.paths import BUILTIN_PREFIX as BUILTIN_PREFIX
 from tfce_eval.dataset.paths import BUILTINS as BUILTINS
 from tfce_eval.dataset.paths import Builtin as Builtin
 from tfce_eval.dataset.paths import builtin as builtin
+from tfce_eval.dataset.paths import other_task_error
 from tfce_eval.errors import DataError
 from tfce_eval.jsonl import DEFAULT_LIMITS, JsonRefused, parse_json
 from tfce_eval.jsonl.files import unreadable
@@ -73,28 +74,28 @@ class DataRef:
 
 def _fc_only(task: TaskKind) -> DataError:
     """The error for the built-in function-calling dataset read as another task's."""
-    others = ", ".join(BUILTIN_PREFIX + b.name for b in BUILTINS if b.task is task)
-    return DataError(
-        f"not a {task} dataset (it is for function calling)",
-        path=BUILTIN_PREFIX + "tfce",
-        hint=f"point --data (default: builtin:tfce) at a {task} dataset: {others} "
-        "or a directory (tfce-eval datasets lists them)",
-    )
+    return other_task_error(builtin("tfce"), task, "point --data at")
 
 
 def resolve_data(spec: str | Path | None, task: TaskKind | None = None) -> DataRef:
     """`--data` (a directory, `builtin:NAME`, or nothing) and `--task` to a DataRef.
 
     Nothing means the built-in function-calling dataset, as it always has; asked for as
-    a retrieval or QA dataset it is a DataError, as any other dataset of the wrong task.
+    a retrieval or QA dataset it is a DataError, as is any built-in dataset asked for as
+    another task's (but a retrieval one as QA: QASPER-RAG's answers are questions; one
+    without answers is refused by the command that reads it).
     """
     if spec is None or str(spec) == "":
         return _builtin_fc(task)
     text = str(spec)
-    if text.startswith(BUILTIN_PREFIX):
-        entry = builtin(text[len(BUILTIN_PREFIX) :])
+    # `builtin:NAME`, or its directory (as the command line's --data hands it on).
+    entry = builtin(text[len(BUILTIN_PREFIX) :]) if text.startswith(BUILTIN_PREFIX) else None
+    entry = entry or _builtin_at(text)
+    if entry is not None:
         if entry.name == "tfce":
             return _builtin_fc(task)
+        if task not in (None, entry.task) and (task, entry.task) != _QA_OF_RETRIEVAL:
+            raise other_task_error(entry, task, "point --data at")
         return DataRef(entry.path, task or entry.task, entry.name)
     path = Path(text)
     if not path.exists():
@@ -110,6 +111,18 @@ def resolve_data(spec: str | Path | None, task: TaskKind | None = None) -> DataR
             hint="give the directory that holds the dataset's files",
         )
     return DataRef(path, task or detect_task(path))
+
+
+def _builtin_at(text: str) -> Builtin | None:
+    """The built-in QA or retrieval dataset whose directory `text` names, or None."""
+    if not text:
+        return None
+    where = os.path.abspath(text)
+    return next((b for b in BUILTINS if b.folder and str(b.path) == where), None)
+
+
+#: A task a built-in dataset of another may be read as: (asked, the dataset's own).
+_QA_OF_RETRIEVAL = (TaskKind.QA, TaskKind.RETRIEVAL)
 
 
 def _builtin_fc(task: TaskKind | None) -> DataRef:
