@@ -186,8 +186,11 @@ def test_load_scored_run_round_trip_and_bad_files(tmp_path: Path) -> None:
     summary.write_text(json.dumps({"task": "fc"}))
     with pytest.raises(DataError, match="a scored fc run, not a retrieval one"):
         load_scored_run(out)
-    with pytest.raises(DataError, match=r"no summary\.json"):
+    with pytest.raises(DataError, match="nowhere: run directory not found"):
         load_scored_run(tmp_path / "nowhere")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(DataError, match=r"no summary\.json"):
+        load_scored_run(tmp_path / "empty")
 
 
 def _two_runs(tmp_path: Path) -> tuple[Path, Path]:
@@ -274,20 +277,25 @@ def test_document_for_three_runs_side_by_side(tmp_path: Path) -> None:
     }
 
 
-def test_paired_runs_need_a_common_query(tmp_path: Path) -> None:
-    from tfce_eval.errors import UsageError
-
+def test_runs_that_cannot_be_paired_are_shown_side_by_side(tmp_path: Path) -> None:
     a, _ = _two_runs(tmp_path)
     ds = load_retrieval(tmp_path / "hf", split="dev")
     run = write_trec_run(tmp_path / "d.trec", {"d1": [("p1_1", 1.0)]})
     dev = score_run(read_run(run), ds, "RR@10", tmp_path / "dev")
-    with pytest.raises(UsageError, match="were scored against different gold"):
-        retrieval_document([load_scored_run(a), dev])
+    doc = retrieval_document([load_scored_run(a), dev])
+    assert doc.tables[0].columns == ("measure", "A", "B")
+    assert doc.data["paired"]["reason"].startswith("the runs were scored against different gold")
+    assert any(n.startswith("No paired test: the runs were scored against") for n in doc.notes)
     # A summary written before the gold's digest was recorded: the queries tell.
     dataset = {k: v for k, v in dev.summary["dataset"].items() if k != "gold_sha256"}
     older = dataclasses.replace(dev, summary={**dev.summary, "dataset": dataset})
-    with pytest.raises(UsageError, match="share no query"):
-        retrieval_document([load_scored_run(a), older])
+    doc = retrieval_document([load_scored_run(a), older])
+    assert doc.data["paired"]["reason"].startswith("the runs share no query")
+    # Runs that share no measure: side by side, '-' where a run lacks one.
+    other = score_run(read_run(run), ds, "nDCG@10", tmp_path / "other")
+    doc = retrieval_document([dev, other])
+    assert doc.data["paired"]["reason"].startswith("the runs share no measure")
+    assert doc.tables[0].rows[0] == ("RR@10", dev.mean("RR@10"), None)
 
 
 def test_runs_on_the_same_gold_pair_wherever_it_lies(tmp_path: Path) -> None:

@@ -144,7 +144,7 @@ def test_score_the_datasets_own_retrieved_docs(tmp_path: Path) -> None:
     # Named as the user named it, wherever the package is installed.
     assert summary["dataset"]["name"] == "builtin:qasper-rag"
     # Titled by its directory, as `report` titles it.
-    assert printed.output.startswith("Retrieval: own\n")
+    assert printed.stdout.startswith("Retrieval: own\n")
     assert invoke("report", str(out)).output.startswith("Retrieval: own\n")
 
 

@@ -210,24 +210,53 @@ def timeout_option(func: F) -> F:
     )(func)
 
 
+_SPLIT_HELP = (
+    "The split (a file stem for Telco-Retrieve; train/dev/test for QASPER-RAG). "
+    "Default: test when there is one, else the only one."
+)
+
+
 def split_option(func: F) -> F:
     """--split: which split of a retrieval or QA dataset to read."""
     return click.option(
         "--split",
-        help="The split (a file stem for Telco-Retrieve; train/dev/test for QASPER-RAG). "
-        "Default: test when there is one, else the only one.",
+        help=_SPLIT_HELP,
     )(func)
 
 
+#: What --split and --corpus do for each command that reads a retrieval or QA dataset.
+SPLIT_HELP: dict[str, tuple[str, str]] = {
+    "run": (
+        _SPLIT_HELP,
+        "Which corpus of a chunk-span dataset: documents (default) or "
+        "documents_coref. With a QA run's --context bm25: a retrieval dataset to search.",
+    ),
+    "retrieve": (
+        "The split whose queries are ranked (train/dev/test for QASPER-RAG). "
+        "Default: test when there is one, else the only one.",
+        "Which corpus of a chunk-span dataset is ranked: documents (default) or documents_coref.",
+    ),
+    "score": (
+        _SPLIT_HELP,
+        "retrieval: which corpus of a chunk-span dataset the run ranked, whose chunks "
+        "the gold spans judge: documents (default) or documents_coref.",
+    ),
+    "validate": (
+        _SPLIT_HELP,
+        "retrieval: which corpus of a chunk-span dataset is checked: documents "
+        "(default) or documents_coref.",
+    ),
+}
+
+
 def split_options(func: F) -> F:
-    """--split, --corpus, --qrels: which part of a retrieval or QA dataset to read."""
+    """--split, --corpus, --qrels: which part of a retrieval or QA dataset to read, each
+    said as the command uses it (SPLIT_HELP, by the name of its function: `score` for
+    `score_command`; a command missing there stops the import)."""
+    split_help, corpus_help = SPLIT_HELP[func.__name__.removesuffix("_command")]
     decorators = [
-        split_option,
-        click.option(
-            "--corpus",
-            help="Which corpus of a chunk-span dataset: documents (default) or "
-            "documents_coref. With a QA run's --context bm25: a retrieval dataset to search.",
-        ),
+        click.option("--split", help=split_help),
+        click.option("--corpus", help=corpus_help),
         click.option(
             "--qrels",
             type=click.Path(path_type=Path, dir_okay=False, exists=True),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 import click
 
 from tfce_eval.cli.options import split_options
-from tfce_eval.cli.text import fold, fold_command
+from tfce_eval.cli.text import fold, fold_command, shown
 
 _STAGES = {"hash": "hashing", "index": "indexing", "search": "searching", "write": "writing"}
 
@@ -98,6 +99,7 @@ class StageProgress:
     type=click.Path(path_type=Path, file_okay=False),
     help="Where indexes are cached (keyed by the corpus digest). Default: ~/.cache/tfce-eval/bm25.",
 )
+@click.option("--json", "as_json", is_flag=True, help="Print run.json's content as JSON on stdout.")
 def retrieve_command(
     data: str,
     split: str | None,
@@ -108,8 +110,13 @@ def retrieve_command(
     candidates: bool,
     out_dir: Path | None,
     cache_dir: Path | None,
+    as_json: bool,
 ) -> None:
-    """Rank the corpus for every query of a split and write a TREC run that `score` reads."""
+    """Rank the corpus for every query of a split and write a TREC run that `score` reads.
+
+    DIR must hold no other run (a model run's run.json or outputs.jsonl, a run.trec
+    of another's); scores already in it (summary.json, scores.jsonl, report.md,
+    report.html) are kept when the new run is the one they score, else refused."""
     from tfce_eval.retrieval import default_cache_dir, load_retrieval, retrieve
     from tfce_eval.tasks import TaskKind, resolve_data
 
@@ -131,6 +138,14 @@ def retrieve_command(
         )
     finally:
         progress.close()
+    if result.kept:
+        kept = ", ".join(result.kept)
+        click.echo(
+            fold(shown(f"kept in {out}: {kept}, the scores of this same run"), "note: "), err=True
+        )
+    if as_json:
+        click.echo(json.dumps(result.meta, ensure_ascii=False, indent=2))
+        return
     times = result.meta.get("times", {})
     cache = "reused" if result.cache_hit else "built"
     click.echo(

@@ -199,8 +199,8 @@ def _score_retrieval(
         run = file
         out = out_dir or run.parent
     result = score_run(run, dataset, o["measures"], out)
-    if as_json:  # the tables below repeat the warnings under the figures they concern
-        print_warnings(result.summary["warnings"])
+    # On stderr, as every score's; the report's notes repeat them below its figures.
+    print_warnings(result.summary["warnings"])
     # Titled by the directory the scores went to, as `report` titles the run later.
     named = dataclasses.replace(result, name=out.resolve().name)
     show_scored(out, retrieval_document([named]), result.summary, as_json)

@@ -13,7 +13,8 @@ the first k documents of the whole corpus in trec_eval's order (score descending
 document id descending), so a tie across the k-th place keeps the documents trec_eval
 would rank first, and the run scores unchanged.
 With `candidates`, each query ranks only its top_ranked pool (QASPER's paper-scoped
-candidates) instead of the whole corpus.
+candidates) instead of the whole corpus. The out directory must hold no other run, and
+scores in it are kept only for the same run (`outdir.py`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Any
 from tfce_eval.errors import DataError, UsageError
 from tfce_eval.retrieval.corpus import corpus_columns
 from tfce_eval.retrieval.dataset import RetrievalDataset
+from tfce_eval.retrieval.outdir import check_out_dir
 from tfce_eval.retrieval.records import id_key
 from tfce_eval.scoring.rundir import RUN_JSON, RUN_TREC, write_text_atomic
 from tfce_eval.scoring.writing import probe_writable
@@ -57,6 +59,8 @@ class RetrieveResult:
     meta: dict[str, Any]
     cache_hit: bool
     queries: int
+    #: The scores of this same run that were in the directory and are kept.
+    kept: tuple[str, ...] = ()
 
 
 def _stemmer() -> tuple[Any, str | None]:
@@ -97,7 +101,9 @@ def retrieve(
     cache_dir: str | Path,
     progress: Progress | None = None,
 ) -> RetrieveResult:
-    """Rank the corpus (or each query's candidates) for every query of the split."""
+    """Rank the corpus (or each query's candidates) for every query of the split; a
+    UsageError, before any work, for an `out_dir` holding another run or the scores of
+    another run (`outdir.check_out_dir`)."""
     if method != "bm25":
         raise UsageError(f"unknown retrieval method {method!r}; the embedded one is bm25")
     if k < 1:
@@ -114,7 +120,10 @@ def retrieve(
             hint="add queries to the split, or choose another with --split",
         )
     out = Path(out_dir)
+    parameters = {"k": k, "k1": K1, "b": B, "variant": VARIANT, "candidates": candidates}
+    described = dataset.describe()
     # Checked first: indexing a large corpus takes minutes, and its run would be lost.
+    kept = check_out_dir(out, method, parameters, described)
     probe_writable(out)
     tick = progress or _noop
     started = time.perf_counter()
@@ -123,6 +132,8 @@ def retrieve(
     tick("hash", 1, 1)
     stemmer, stemmer_name = _stemmer()
     tokenizer_info = _tokenizer_info(stemmer_name)
+    if kept is not None:
+        kept.check_corpus(corpus_sha, tokenizer_info)
     settings = {"k1": K1, "b": B, "variant": VARIANT, "tokenizer": tokenizer_info}
     key = hashlib.sha256(
         json.dumps({"corpus": corpus_sha, **settings}, sort_keys=True).encode()
@@ -150,10 +161,13 @@ def retrieve(
     for qid in qids:
         for rank, (score, docid) in enumerate(ranked[qid], 1):
             lines.append(f"{qid} Q0 {docid} {rank} {score!r} {TAG}\n")
-    write_text_atomic(out / RUN_TREC, "".join(lines))
+    text = "".join(lines)
+    if kept is not None:  # as write_text_atomic writes it
+        kept.check_run(text.encode("utf-8", "backslashreplace"))
+    write_text_atomic(out / RUN_TREC, text)
     meta: dict[str, Any] = {
         "method": method,
-        "parameters": {"k": k, "k1": K1, "b": B, "variant": VARIANT, "candidates": candidates},
+        "parameters": parameters,
         "tokenizer": tokenizer_info,
         "corpus_sha256": corpus_sha,
         "documents": len(doc_ids),
@@ -161,7 +175,7 @@ def retrieve(
         "answered": sum(1 for q in qids if ranked[q]),
         # 0 with `answered` 0: the empty run is this one's (read_run accepts it).
         "entries": len(lines),
-        "dataset": dataset.describe(),
+        "dataset": described,
         "run": RUN_TREC,
         "cache": {"hit": hit, "path": str(index_dir)},
         "times": {
@@ -172,7 +186,8 @@ def retrieve(
     }
     write_text_atomic(out / RUN_JSON, json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
     tick("write", 1, 1)
-    return RetrieveResult(out / RUN_TREC, out / RUN_JSON, meta, hit, len(qids))
+    files = kept.files if kept is not None else ()
+    return RetrieveResult(out / RUN_TREC, out / RUN_JSON, meta, hit, len(qids), files)
 
 
 Index = tuple[Any, Any, list[str]]

@@ -3,9 +3,11 @@
 One run: each measure's mean, its 95 % interval and the number of queries. Two runs over
 the same gold: per measure both means, the difference and two two-sided p-values over
 the queries both runs were scored on: a paired randomization test (sign flips, 10,000
-permutations, seed 0) and a paired t-test (docs/retrieval.md). Three or more: the means side by
-side. Runs are labelled A, B, C... in the tables and named in full in a note, so that no
-name is ever cut to fit 80 columns.
+permutations, seed 0) and a paired t-test (docs/retrieval.md). Two runs that cannot be
+paired (scored against different gold, or sharing no measure or no query), and three or
+more: the means side by side, with a note saying why there is no paired test or which
+runs were scored against which gold. Runs are labelled A, B, C... in the tables and
+named in full in a note, so that no name is ever cut to fit 80 columns.
 """
 
 from __future__ import annotations
@@ -94,35 +96,52 @@ def _gold(run: ScoredRun) -> str | None:
     return gold if isinstance(gold, str) else None
 
 
-def _refuse_different_gold(a: ScoredRun, b: ScoredRun) -> None:
-    """A paired test compares two runs on the same judgements; summaries written before
-    the gold's digest was recorded are compared on their common queries, with a note."""
+def _unpaired(a: ScoredRun, b: ScoredRun) -> str | None:
+    """Why two runs cannot be paired (shown side by side instead), or None. A paired test
+    compares two runs on the same judgements; summaries written before the gold's digest
+    was recorded are paired on their common queries, with a note."""
     gold_a, gold_b = _gold(a), _gold(b)
     if gold_a and gold_b and gold_a != gold_b:
-        raise UsageError(
-            f"{a.name} and {b.name} were scored against different gold (qrels): a paired "
-            "test needs the same judgements; score both against the same --data, --split "
-            "and --qrels"
+        return (
+            f"the runs were scored against different gold (qrels; sha256 {gold_a[:12]} vs "
+            f"{gold_b[:12]}): a paired test needs the same judgements; score both against "
+            "the same --data, --split and --qrels to pair them"
         )
+    if not any(m in b.measures for m in a.measures):
+        return "the runs share no measure; score them with the same --measures to pair them"
+    if not {q.qid for q in a.queries} & {q.qid for q in b.queries}:
+        return "the runs share no query: they were scored against different gold"
+    return None
+
+
+def _gold_note(runs: Sequence[ScoredRun], labels: Sequence[str]) -> str | None:
+    """Which runs were scored against which gold, when not all against the same."""
+    groups: dict[str, list[str]] = {}
+    for label, run in zip(labels, runs, strict=True):
+        gold = _gold(run)
+        if gold:
+            groups.setdefault(gold, []).append(label)
+    if len(groups) < 2:
+        return None
+    parts = "; ".join(f"{', '.join(group)} {gold[:12]}" for gold, group in groups.items())
+    return (
+        f"The runs were scored against different gold (qrels; sha256 {parts}): their "
+        "means are over different judgements; score them against the same --data, "
+        "--split and --qrels to compare them."
+    )
 
 
 def _paired(a: ScoredRun, b: ScoredRun) -> Document:
     from tfce_eval.report.document import Document, Table
     from tfce_eval.stats import paired_randomization_p, paired_t_p
 
+    reason = _unpaired(a, b)
+    if reason is not None:
+        return _side_by_side([a, b], reason)
     measures = [m for m in a.measures if m in b.measures]
-    if not measures:
-        raise UsageError(
-            f"{a.name} and {b.name} share no measure; score them with the same --measures"
-        )
-    _refuse_different_gold(a, b)
     a_ids = {q.qid for q in a.queries}
     b_ids = {q.qid for q in b.queries}
     common = sorted(a_ids & b_ids)
-    if not common:
-        raise UsageError(
-            f"{a.name} and {b.name} share no query: they were scored against different gold"
-        )
     rows: list[tuple[Cell, ...]] = []
     json_rows: list[dict[str, Any]] = []
     for measure in measures:
@@ -174,7 +193,9 @@ def _paired(a: ScoredRun, b: ScoredRun) -> Document:
     return Document(f"Retrieval: {a.name} vs {b.name}", (table,), tuple(notes), data)
 
 
-def _side_by_side(runs: Sequence[ScoredRun]) -> Document:
+def _side_by_side(runs: Sequence[ScoredRun], unpaired: str | None = None) -> Document:
+    """Several runs' means side by side; two runs that cannot be paired, with `unpaired`
+    saying why (the note fc and QA reports give two runs on different datasets)."""
     from tfce_eval.report.document import Document, Table, run_letters
 
     names = run_letters(len(runs))
@@ -195,11 +216,19 @@ def _side_by_side(runs: Sequence[ScoredRun]) -> Document:
         note="Means over each run's gold queries; '-' where a run lacks the measure.",
     )
     notes = [_legend(runs)]
+    gold = f"No paired test: {unpaired}." if unpaired else _gold_note(runs, names)
+    if gold:
+        notes.append(gold)
     for label, run in zip(names, runs, strict=True):
         notes.extend(f"Warning ({label}): {w}" for w in run.warnings)
-    data = {
+    data: dict[str, Any] = {
         "task": str(TaskKind.RETRIEVAL),
         "runs": [_run_json(label, run) for label, run in zip(names, runs, strict=True)],
         "side_by_side": {"rows": json_rows},
     }
-    return Document(f"Retrieval: {len(runs)} runs", (table,), tuple(notes), data)
+    if unpaired is not None:
+        data["paired"] = {"rows": [], "reason": unpaired}
+        title = f"Retrieval: {runs[0].name} vs {runs[1].name}"
+    else:
+        title = f"Retrieval: {len(runs)} runs"
+    return Document(title, (table,), tuple(notes), data)

@@ -17,6 +17,8 @@ from tfce_eval.retrieval.score import QueryScore, ScoredRun
 from tfce_eval.scoring.rundir import SCORES, SUMMARY, check_run_task
 
 _HINT = "score the run again: tfce-eval score RUN --data DIR --out DIR"
+#: What a report says of a directory that is not there, as fc and QA reports say it.
+_DIR_HINT = "give a directory written by `tfce-eval score --out` on a retrieval run"
 
 
 def is_scored_run(path: str | Path) -> bool:
@@ -46,6 +48,10 @@ def _count(value: Any) -> bool:
 def load_scored_run(path: str | Path, name: str | None = None) -> ScoredRun:
     """A scored run directory; DataError naming the file and line of anything wrong."""
     root = Path(path)
+    if root.is_file() and root.name == SUMMARY:  # DIR/summary.json, as fc and QA read it
+        root = root.parent
+    if not root.is_dir():
+        raise DataError("run directory not found", path=str(root), hint=_DIR_HINT)
     check_run_task(root, TaskKind.RETRIEVAL)
     summary = _read_summary(root / SUMMARY)
     measures = list(summary["measures"])
