@@ -12,6 +12,7 @@ from itertools import islice
 from typing import Any
 
 from tfce_eval.check.values import Mismatch
+from tfce_eval.decode.limits import MAX_MESSAGE, clip
 from tfce_eval.model import ExpectedCall, show_value
 
 
@@ -50,7 +51,8 @@ def _detail(value: Any) -> Any:
 
 def problem_json(p: Mismatch) -> dict[str, Any]:
     """One problem of a failing call as a record's details hold it, values bounded."""
-    out: dict[str, Any] = {"code": str(p.code), "path": p.path, "message": p.message}
+    message = clip(p.message, MAX_MESSAGE)
+    out: dict[str, Any] = {"code": str(p.code), "path": p.path, "message": message}
     if p.expected is not None:
         out["expected"] = _detail(p.expected)
     if p.received is not None:

@@ -16,6 +16,7 @@ from tfce_eval.check.details import expected_json, problem_json
 from tfce_eval.check.fast import declared, equals_default, exact_as_is, satisfies
 from tfce_eval.check.matching import complete_matching
 from tfce_eval.check.values import CoercionError, Mismatch, coerce, first_acceptable, match_any
+from tfce_eval.decode.limits import MAX_MESSAGE, MAX_NAME, clip
 from tfce_eval.model import (
     Call,
     DecodeResult,
@@ -26,6 +27,7 @@ from tfce_eval.model import (
     OptionalParams,
     Policy,
     Verdict,
+    show_value,
     writable,
 )
 from tfce_eval.schema.kinds import MatchOptions, kind_of
@@ -76,7 +78,7 @@ def check_call(
                 Mismatch(
                     ErrorCode.WRONG_FUNCTION,
                     "",
-                    f"called {call.name}, expected {expected.name}",
+                    f"called {clip(call.name, MAX_NAME)}, expected {clip(expected.name, MAX_NAME)}",
                     expected.name,
                     call.name,
                 ),
@@ -102,8 +104,9 @@ def check_call(
     params = expected.params
     for name, value in args.items():
         if name not in properties:
-            message = f"{name}: not a parameter of {call.name}"
-            undeclared.append(Mismatch(ErrorCode.UNEXPECTED_PARAM, name, message, None, value))
+            key = clip(name, MAX_NAME)
+            message = f"{key}: not a parameter of {clip(call.name, MAX_NAME)}"
+            undeclared.append(Mismatch(ErrorCode.UNEXPECTED_PARAM, key, message, None, value))
         elif name not in params:
             problem = _check_unasked(name, value, properties.get(name), policy, options)
             if problem is not None:
@@ -122,7 +125,7 @@ def check_call(
             if any(equals_default(raw, v, options) for v in exp.values):
                 continue
             shown = exp.values[0] if exp.values else None
-            message = f"{name}: missing, expected {shown!r}"
+            message = f"{name}: missing, expected {show_value(shown)}"
             missing.append(Mismatch(ErrorCode.MISSING_PARAM, name, message, shown, None))
             continue
         if name not in properties or exact_as_is(raw, exp, value):
@@ -185,11 +188,11 @@ def _check_unasked(
     if equals_default(schema, value, options):
         return None
     has_default, default = _declared_default(schema)
-    because = f"its default is {default!r}" if has_default else "it has no default"
+    because = f"its default is {show_value(default)}" if has_default else "it has no default"
     return Mismatch(
         ErrorCode.UNEXPECTED_PARAM,
         name,
-        f"{name}: set to {value!r}, which nobody asked for ({because})",
+        f"{name}: set to {show_value(value)}, which nobody asked for ({because})",
         None,
         value,
     )
@@ -272,7 +275,7 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLI
         return Verdict(
             False,
             ErrorCode.PARSE_ERROR,
-            writable(decoded.error or "the answer could not be decoded"),
+            _message(decoded.error or "the answer could not be decoded"),
         )
     calls = decoded.calls
     if not expected:
@@ -280,7 +283,7 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLI
             return Verdict(
                 False,
                 ErrorCode.UNEXPECTED_CALL,
-                writable(f"no call was expected, received {len(calls)} ({_names(calls)})"),
+                _message(f"no call was expected, received {len(calls)} ({_names(calls)})"),
             )
         return Verdict(True, details={"matching": []})
     if not calls:
@@ -296,7 +299,7 @@ def check_item(item: Item, decoded: DecodeResult, policy: Policy = _DEFAULT_POLI
         return Verdict(
             False,
             ErrorCode.WRONG_COUNT,
-            writable(
+            _message(
                 f"expected {counted(len(expected), 'call')} ({_names(expected)}), "
                 f"received {len(calls)} ({_names(calls)})"
             ),
@@ -356,9 +359,9 @@ def _failure(
             message += f"; and {len(problems) - 3} more"
     if len(expected) > 1:
         first = unmatched[0]
-        message = f"expected call {first + 1} ({expected[first].name}): {message}"
-    # Names and paths come from the answer: lone surrogates are escaped for the record.
-    return Verdict(False, problems[0].code, writable(message), details)
+        message = f"expected call {first + 1} ({clip(expected[first].name, MAX_NAME)}): {message}"
+    # Names and paths come from the answer: bounded, lone surrogates escaped for the record.
+    return Verdict(False, problems[0].code, _message(message), details)
 
 
 def answer_and_truth(item: Item, decoded: DecodeResult) -> dict[str, Any]:
@@ -374,12 +377,20 @@ def answer_and_truth(item: Item, decoded: DecodeResult) -> dict[str, Any]:
     }
 
 
+def _message(text: str) -> str:
+    """A verdict's message as a record keeps it: as long as a parse_error's at most, lone
+    surrogates (from the answer's names and paths) escaped."""
+    return clip(writable(text), MAX_MESSAGE)
+
+
 def _names(calls: Sequence[Call] | Sequence[ExpectedCall]) -> str:
     """The functions called, in order of first call, with a count where one repeats."""
     counts: dict[str, int] = {}
     for c in calls:
         counts[c.name] = counts.get(c.name, 0) + 1
-    return ", ".join(name if n == 1 else f"{name} ×{n}" for name, n in counts.items())
+    return ", ".join(
+        clip(name, MAX_NAME) + ("" if n == 1 else f" ×{n}") for name, n in counts.items()
+    )
 
 
 def truth_as_answer(item: Item) -> DecodeResult:

@@ -13,6 +13,7 @@ from typing import Any
 
 from tfce_eval.check.matching import complete_matching
 from tfce_eval.check.quick import object_verdict, scalar_verdict
+from tfce_eval.decode.limits import MAX_NAME, clip
 from tfce_eval.jsonl import json_type
 from tfce_eval.model import ErrorCode, show_value
 from tfce_eval.schema.equality import is_number, numbers_equal, strings_equal, values_equal
@@ -305,7 +306,7 @@ def _match_object(
     want_keys = {k for k, v in want.items() if v is not None}
     got_keys = {k for k, v in got.items() if v is not None}
     for key in sorted(got_keys - want_keys):
-        sub = f"{path}.{key}"
+        sub = f"{path}.{clip(key, MAX_NAME)}"
         return Mismatch(
             ErrorCode.VALUE_ERROR,
             sub,

@@ -7,8 +7,10 @@ model text.
   "error"): the first present, non-null and non-empty of "raw", "calls", "tool_calls",
   "function_call", "content", "result", "text", "message", "choices", "output", "response"
   is decoded (a key whose value has an impossible type, such as a dict under "text", is
-  passed over). An empty value is skipped so that an OpenAI message with `tool_calls: []`
-  falls through to its text; when every present key is empty the model made no call;
+  passed over; under "calls", "tool_calls" or "function_call" it is a parse_error: calls
+  malformed are never zero calls). An empty value is skipped so that an OpenAI message
+  with `tool_calls: []` falls through to its text; when every present key is empty the
+  model made no call;
 - OpenAI Chat Completions messages and whole completions (first choice), with `tool_calls`
   (arguments a JSON string, a JSON string holding a JSON string of an object, "" / null for
   {}, or an object as Ollama sends it) or legacy `function_call`; tool calls win over text;
@@ -16,6 +18,8 @@ model text.
   other block types are ignored), OpenAI Responses objects and `output` items
   (`function_call` items win over message text);
 - plain lists of `{"name", "arguments"|"parameters"|"input"}` and BFCL's `[{"f": {args}}]`;
+  a block typed as a call ("function", "tool_use", "function_call") that holds none, or
+  whose type is not a string, is a parse_error, never dropped;
 - SDK objects (anything with `model_dump()`) and `Call` records;
 - text (see below).
 
@@ -75,8 +79,16 @@ from collections.abc import Mapping
 from itertools import islice
 from typing import TYPE_CHECKING, Any, cast
 
-from tfce_eval.decode.limits import DecodeError, DecodeLimits, clip, too_many
+from tfce_eval.decode.limits import MAX_MESSAGE, DecodeError, DecodeLimits, clip, too_many
 from tfce_eval.decode.plain import PARALLEL_WRAPPER, json_like, plain_copy, unwrap_parallel
+from tfce_eval.decode.shapes import (
+    TEXT_TYPES,
+    block_kind,
+    dump,
+    is_empty,
+    is_map,
+    message_texts,
+)
 from tfce_eval.errors import HarnessError
 from tfce_eval.jsonl import json_type
 from tfce_eval.model import Call, DecodeResult
@@ -100,11 +112,17 @@ _RECORD_KEYS: tuple[tuple[str, tuple[type, ...]], ...] = (
     ("response", (str, Mapping, list, tuple)),
 )
 DEFAULT_LIMITS = DecodeLimits()
-#: Longest parse_error message kept.
-_MAX_ERROR = 500
 _ARGUMENT_KEYS = ("arguments", "parameters", "input", "args")
-_TEXT_TYPES = frozenset({"text", "output_text"})
 _CALL_TYPES = frozenset({"tool_use", "function_call"})
+#: OpenAI's tool call type: a call in a structured answer (in JSON text, where it may be
+#: data in prose, only when it holds one: `maybe_call`).
+_FUNCTION = "function"
+#: The record keys that hold calls: a value of another type there is a malformed answer.
+_CALL_KEYS = {
+    "calls": "a list of calls",
+    "tool_calls": "a list of calls",
+    "function_call": "an object",
+}
 
 
 def decode_output(
@@ -130,7 +148,7 @@ def decode_output(
         if any(c.name == PARALLEL_WRAPPER for c in calls):
             calls = decoder.unwrapped(calls)
     except DecodeError as exc:
-        return DecodeResult(calls=None, error=clip(str(exc), _MAX_ERROR))
+        return DecodeResult(calls=None, error=clip(str(exc), MAX_MESSAGE))
     except RecursionError:
         return DecodeResult(calls=None, error="answer too deeply nested to read")
     except MemoryError:
@@ -156,36 +174,6 @@ def _harness_message(value: object, item_id: str | None, exc: Exception) -> str:
         f"{which}: decoding the answer failed inside tfce-eval ({detail}); this is a bug in "
         "tfce-eval, not an error of the model: please report it with this answer"
     )
-
-
-#: The types `_dump` passes as they are (by exact type first: isinstance costs more).
-_PLAIN = frozenset({str, int, float, bool, list, tuple, dict, Call})
-
-
-def _is_map(value: object) -> bool:
-    """isinstance(value, Mapping), asked cheaply of dicts and None first."""
-    return type(value) is dict or (value is not None and isinstance(value, Mapping))
-
-
-def _dump(value: object) -> object:
-    """SDK objects (pydantic models) become the dicts they serialise to."""
-    if type(value) in _PLAIN or value is None:
-        return value
-    if isinstance(value, str | int | float | bool | list | tuple | dict | Call):
-        return value
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        try:
-            return dump(mode="json")
-        except TypeError:  # a model_dump() without pydantic's keyword
-            return dump()
-    return value
-
-
-def _is_empty(value: object) -> bool:
-    if isinstance(value, str):
-        return not value.strip()
-    return isinstance(value, list | tuple | Mapping) and not value
 
 
 class _Decoder:
@@ -227,7 +215,7 @@ class _Decoder:
     def value(self, value: object, depth: int) -> list[Call]:
         if depth > self.limits.max_depth:
             raise DecodeError(f"answer nests deeper than {self.limits.max_depth} levels")
-        value = _dump(value)
+        value = dump(value)
         if value is None:
             return []
         if type(value) is dict:  # the usual cases first; the chain below decides the rest
@@ -245,14 +233,14 @@ class _Decoder:
         raise DecodeError(f"cannot read an answer that is {json_type(value)}")
 
     def mapping(self, d: Mapping[str, Any], depth: int) -> list[Call]:
-        kind = d.get("type")
-        if kind in _TEXT_TYPES and isinstance(d.get("text"), str):
+        kind = block_kind(d)
+        if kind in TEXT_TYPES and isinstance(d.get("text"), str):
             return self.texts.text(d["text"])
         if kind == "message":  # an Anthropic Message or a Responses message item
             return self.value(d.get("content"), depth + 1)
         if d.get("object") == "response" and isinstance(d.get("output"), list):
             return self.value(d["output"], depth + 1)
-        if kind in _CALL_TYPES or _is_map(d.get("function")):
+        if kind in _CALL_TYPES or kind == _FUNCTION or is_map(d.get("function")):
             return [self.call(d)]
         present = False
         for key, types in _RECORD_KEYS:
@@ -260,7 +248,11 @@ class _Decoder:
                 continue
             present = True
             item = d[key]
-            if item is None or not isinstance(item, types) or _is_empty(item):
+            if item is None or is_empty(item):
+                continue
+            if not isinstance(item, types):
+                if key in _CALL_KEYS:  # calls malformed, not calls absent: never zero calls
+                    raise DecodeError(f"{key} is {json_type(item)}, not {_CALL_KEYS[key]}")
                 continue
             if key == "choices":
                 item = cast("list[Any]", item)[0]
@@ -292,22 +284,22 @@ class _Decoder:
         native = False
         self.spend(len(items))
         for index, raw in enumerate(items, 1):
-            item = _dump(raw)
+            item = dump(raw)
             if isinstance(item, Call):
                 calls.extend(self.value(item, depth + 1))
                 native = True
             elif isinstance(item, str):
                 texts.append(item)
             elif type(item) is dict or isinstance(item, Mapping):
-                kind = item.get("type")
-                if kind in _TEXT_TYPES:
+                kind = block_kind(item)
+                if kind in TEXT_TYPES:
                     if isinstance(item.get("text"), str):
                         texts.append(item["text"])
                     continue
                 if kind == "message":
-                    texts.extend(_message_texts(item.get("content")))
+                    texts.extend(message_texts(item.get("content")))
                     continue
-                call = self.maybe_call(item)
+                call = self.call(item) if kind == _FUNCTION else self.maybe_call(item)
                 if call is not None:
                     calls.append(call)
                     native = True
@@ -337,20 +329,36 @@ class _Decoder:
     def maybe_call(self, d: Mapping[str, Any]) -> Call | None:
         """The call a dict holds, or None when it has no call shape."""
         kind = d.get("type")
-        if kind in _CALL_TYPES or _is_map(d.get("function")):
+        if not isinstance(kind, str | None):  # JSON in text: data unless call-shaped
+            kind = ""
+        if kind in _CALL_TYPES or is_map(d.get("function")):
             return self.call(d)
         if isinstance(d.get("name"), str) and "role" not in d and kind in (None, "function"):
             return self.call(d)
         if len(d) == 1:  # BFCL: {"f": {"a": 1}}
             ((name, args),) = d.items()
-            if name == "tool_call" and _is_map(args) and isinstance(args.get("name"), str):
+            if name == "tool_call" and is_map(args) and isinstance(args.get("name"), str):
                 return self.call(args)  # llama.cpp's generic format: {"tool_call": {call}}
-            if _is_map(args) or (isinstance(args, str) and args.lstrip().startswith("{")):
+            if is_map(args) or (isinstance(args, str) and args.lstrip().startswith("{")):
                 return self.named_call(name, args)
         return None
 
     def call(self, d: Mapping[str, Any]) -> Call:
-        source = d["function"] if _is_map(d.get("function")) else d
+        function = d.get("function")
+        source: Mapping[str, Any] = d["function"] if is_map(function) else d
+        if source is d and not isinstance(d.get("name"), str):
+            # A tool call whose function is missing or broken is malformed: dropping it
+            # would turn a wrong number of calls into a right one.
+            if "function" in d:
+                raise DecodeError(
+                    f"a tool call's function is {json_type(function)}, not an object with "
+                    f"its name and arguments"
+                )
+            if d.get("type") == _FUNCTION:
+                raise DecodeError(
+                    'a tool call of type "function" has no "function" object (its name and '
+                    "arguments)"
+                )
         raw = None
         for key in _ARGUMENT_KEYS:
             if key in source:
@@ -367,7 +375,7 @@ class _Decoder:
         return Call(name=name, arguments=self.arguments(raw, clip(name)))
 
     def arguments(self, raw: object, name: str) -> dict[str, Any]:
-        raw = _dump(raw)
+        raw = dump(raw)
         if isinstance(raw, str):
             if not raw.strip():
                 return {}
@@ -390,17 +398,3 @@ class _Decoder:
             raise DecodeError(f"the arguments of {name} must be an object, not {json_type(raw)}")
         arguments: dict[str, Any] = json_like(raw, 1, name, self.limits.max_depth, self.spend)
         return arguments
-
-
-def _message_texts(content: object) -> list[str]:
-    if isinstance(content, str):
-        return [content]
-    if isinstance(content, list | tuple):
-        return [
-            part["text"]
-            for part in content
-            if isinstance(part, Mapping)
-            and part.get("type") in _TEXT_TYPES
-            and isinstance(part.get("text"), str)
-        ]
-    return []

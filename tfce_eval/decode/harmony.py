@@ -30,19 +30,35 @@ def drop_analysis(text: str) -> str:
     if start < 0:
         return text
     kept = [text[:start]]
+    end = start
     for message in messages(text, start):
         if message.recipient is not None or message.channel != "analysis":
             kept.append(text[message.start : message.end])
+        end = message.end
+    if unread_recipient(text, end) is not None:
+        kept.append(text[end:])  # a call cut off before its message: `templates` refuses it
     return "".join(kept)
 
 
 def answer_start(text: str, places: Places) -> int:
     """Where a Harmony answer begins: its first header in a template's position, when a
-    `<|message|>` follows it; -1 for text that is not one."""
+    `<|message|>` or a recipient (`to=`) follows it; -1 for text that is not one."""
     head = places.first_of(_HEADS)
-    if head is None or text.find(MESSAGE, head[0]) < 0:
+    if head is None:
+        return -1
+    if text.find(MESSAGE, head[0]) < 0 and unread_recipient(text, head[0]) is None:
         return -1
     return head[0]
+
+
+def unread_recipient(text: str, position: int) -> str | None:
+    """The recipient of a header after `position` that no `<|message|>` follows (a call cut
+    off before its arguments: `to=functions.f <|constrain|>json` and nothing more), or
+    None. From the end of the last message, or from a header with no message at all."""
+    found = _TO.search(text, position)
+    if found is None or text.find(MESSAGE, found.end()) >= 0:
+        return None
+    return found.group(1)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+#: Longest message kept of a refused answer (a parse_error), or of a checked one.
+MAX_MESSAGE = 500
+#: Longest name (of a function, a parameter, a key) a checker's message quotes from an
+#: answer, as long as a value it shows (`model.show_value`).
+MAX_NAME = 80
 #: Largest integer accepted anywhere in an answer, in decimal digits.
 MAX_INT_DIGITS = 1000
 #: The bit length of the largest such integer (a cheap first test, and power estimates).

@@ -392,6 +392,7 @@ class _Reader:
         <|message|>{...}<|call|>` is a call; the analysis channel is reasoning; what the
         other channels say is returned as the answer's text."""
         said: list[str] = []
+        end = start
         for message in harmony.messages(text, start):
             if message.recipient is not None:
                 name = message.recipient.removeprefix("functions.")
@@ -399,5 +400,10 @@ class _Reader:
                 self.add(where, name, _json_object(message.body, self.limits.max_depth)[0])
             elif message.channel != "analysis":
                 said.append(message.body)
-            self.end = message.end  # later messages are the template's, not prose
+            self.end = end = message.end  # later messages are the template's, not prose
+        if (recipient := harmony.unread_recipient(text, end)) is not None:
+            raise DecodeError(
+                f"{self.where(f'to={clip(recipient)}')}: the header has no "
+                f"{harmony.MESSAGE} after it, so the call has no arguments"
+            )
         return "\n".join(said)

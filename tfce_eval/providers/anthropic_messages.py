@@ -76,7 +76,7 @@ class AnthropicMessagesProvider(SdkProvider):
     def to_decoder_input(self, body: Mapping[str, Any]) -> dict[str, Any]:
         content = body.get("content")
         if not isinstance(content, list):
-            raise MalformedResponse("the response has no content list")
+            raise MalformedResponse("the response has no content list" + self.server_says(body))
         return {"content": content, "stop_reason": body.get("stop_reason")}
 
     def finish_reason(self, body: Mapping[str, Any]) -> str | None:

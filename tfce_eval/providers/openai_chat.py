@@ -74,7 +74,7 @@ class OpenAIChatProvider(SdkProvider):
     def to_decoder_input(self, body: Mapping[str, Any]) -> dict[str, Any]:
         choices = body.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
-            raise MalformedResponse("the response has no choices")
+            raise MalformedResponse("the response has no choices" + self.server_says(body))
         message = choices[0].get("message")
         if not isinstance(message, Mapping):
             raise MalformedResponse("the response's first choice has no message")

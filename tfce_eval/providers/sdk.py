@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
+from tfce_eval.decode.limits import MAX_INT_DIGITS
 from tfce_eval.model import Item
 from tfce_eval.providers.base import (
     MAX_BODY_BYTES,
@@ -45,8 +46,35 @@ from tfce_eval.providers.secrets import (
     url_credentials,
 )
 from tfce_eval.providers.spec import PLACEHOLDER_KEY, ProviderSpec
-from tfce_eval.providers.status import ServerContext, classify_status, readable
+from tfce_eval.providers.status import (
+    ServerContext,
+    classify_status,
+    readable,
+    server_message,
+)
 from tfce_eval.schema.wire import WireTool
+
+
+def _long_int(digits: str) -> int:
+    """An integer of a response body. One longer than Python reads from text
+    (`sys.get_int_max_str_digits`, 4,300 digits) is kept as its first MAX_INT_DIGITS + 1
+    digits: valid JSON is the model's answer, and the decoder refuses the cut integer as it
+    refuses any past MAX_INT_DIGITS, while the outputs file can still hold it."""
+    try:
+        return int(digits)
+    except ValueError:
+        return int(digits[: digits.startswith("-") + MAX_INT_DIGITS + 1])
+
+
+def _loads(text: str) -> Any:
+    """`json.loads`, integers too long for Python's text conversion cut (`_long_int`): the
+    usual parse is tried first, as it is faster and such integers are rare."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # an integer past Python's digit limit, the only other ValueError
+        return json.loads(text, parse_int=_long_int)
 
 
 def _count(value: object) -> int | None:
@@ -243,7 +271,7 @@ class SdkProvider(Provider):
     @staticmethod
     def _json_body(text: str) -> dict[str, Any]:
         try:
-            body = json.loads(text)
+            body = _loads(text)
         except ValueError as exc:
             raise MalformedResponse(f"the response body is not valid JSON ({exc})") from None
         except RecursionError:
@@ -259,6 +287,13 @@ class SdkProvider(Provider):
                 f"the response body is a JSON {type(body).__name__}, not an object"
             )
         return body
+
+    def server_says(self, body: Mapping[str, Any]) -> str:
+        """`; the server says: ...` when a 200 body that is no answer holds an error
+        message (`{"error": {"message"}}` and kin), one line, bounded, secrets scrubbed;
+        "" when it holds none."""
+        words = server_message(body, "", self.scrub)
+        return f"; the server says: {words}" if words else ""
 
     @staticmethod
     def _usage(body: Mapping[str, Any], input_key: str, output_key: str) -> Usage:

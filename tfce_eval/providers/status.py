@@ -20,6 +20,7 @@ from urllib.parse import urljoin, urlsplit
 
 from tfce_eval.providers.base import DROPPABLE_PARAMS, ErrorKind, ProviderError
 from tfce_eval.providers.secrets import shown_url
+from tfce_eval.report.document import printable
 
 
 def parse_retry_after(
@@ -92,12 +93,15 @@ _HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL
 
 def readable(text: str) -> str:
     """`text` for a one-line message: an HTML page named by its title, whitespace
-    collapsed, over-long words and the whole cut with an ellipsis."""
+    collapsed, control characters as their escapes (`printable`), over-long words and the
+    whole cut with an ellipsis."""
     if _HTML_PAGE.match(text):
         title = _HTML_TITLE.search(text)
         name = " ".join(title.group(1).split()) if title else ""
         text = f"an HTML page ({name})" if name else "an HTML page"
-    words = [w if len(w) <= _WORD_CHARS else w[: _WORD_CHARS - 1] + "…" for w in text.split()]
+    words = [
+        w if len(w) <= _WORD_CHARS else w[: _WORD_CHARS - 1] + "…" for w in printable(text).split()
+    ]
     shown = " ".join(words)
     return shown if len(shown) <= _MESSAGE_CHARS else shown[: _MESSAGE_CHARS - 1] + "…"
 
