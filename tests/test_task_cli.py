@@ -216,7 +216,10 @@ def test_validate_other_tasks() -> None:
     out = invoke("validate", "--data", "builtin:qasper-rag").output
     # Two warnings (tied scores), each with its fix, folded at 80 columns.
     assert out.count("warning: ") == 2 and out.count("  fix: nothing to do") == 2
-    assert out.endswith("retrieval dataset builtin:qasper-rag: 0 errors, 2 warnings\n")
+    assert out.endswith(
+        "retrieval dataset builtin:qasper-rag: 48 queries (dev 13, test 35):\n"
+        "    0 errors, 2 warnings\n"
+    )
     # The package's own folder is named as the user named it, whatever the install path.
     assert "warning: builtin:qasper-rag/retrieved_docs/dev.jsonl: 5" in out
     assert all(len(line) <= 80 for line in out.splitlines())
@@ -336,8 +339,9 @@ def test_mixed_tasks_are_refused(tmp_path: Path, cache: Path) -> None:
         "retrieve", "--data", "builtin:qasper-rag", "--out", str(run_dir), "--cache-dir", str(cache)
     )
     invoke("score", str(run_dir / "run.trec"), "--data", "builtin:qasper-rag")
-    out = invoke("report", str(preds.parent), str(run_dir), code=1).output
-    assert "different tasks" in out
+    # A usage mistake (exit 2), with what to do.
+    out = invoke("report", str(preds.parent), str(run_dir), code=2).output
+    assert "different tasks" in out and "\n  fix: report the runs of each task apart" in out
 
 
 def test_installed_entry_point_scores_a_retrieval_run(tmp_path: Path, cache: Path) -> None:
