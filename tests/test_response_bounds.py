@@ -105,11 +105,11 @@ def test_a_qa_answer_just_under_the_bound_is_kept_and_rescored(tmp_path: Path, a
 
 
 @pytest.mark.parametrize("api", ["openai", "anthropic"])
-def test_an_answer_whose_line_would_pass_what_score_reads_is_a_request_error(
+def test_a_lone_surrogate_does_not_swell_a_long_answer_past_what_score_reads(
     tmp_path: Path, api: str
 ) -> None:
-    """Within the body bound, but escaped on the way to the file (a lone surrogate makes
-    the line ASCII, 12 bytes an emoji) and kept twice: over the line `score` reads."""
+    """Only the surrogate is escaped on the way to the file: the 200 KB of emoji around it
+    stay 4 bytes each (escaped, they were 12, and the line passed what score reads)."""
     item = TRUTH[0].id
     cfg = FakeConfig(load_dataset(None), qa=TRUTH, huge_bytes=200 * 1024)
     cfg.huge_text, cfg.faults = "\ud83d" + "\U0001f600" * 255, {item: ["huge"] * 5}
@@ -117,8 +117,29 @@ def test_an_answer_whose_line_would_pass_what_score_reads_is_a_request_error(
         run_dir, records = _qa_run(srv, tmp_path, api)
         assert len(srv.requests_for(item)) == 1
     (record,) = [r for r in records if r["id"] == item]
+    assert record["error"] is None
+    assert record["response"].startswith("\ud83d\U0001f600") and len(record["response"]) > 50_000
+    assert 200 * 1024 < _longest_line(run_dir) < MAX_LINE
+    _score(run_dir / "outputs.jsonl", "builtin:telco-qna")
+
+
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+def test_an_answer_whose_line_would_pass_what_score_reads_is_a_request_error(
+    tmp_path: Path, api: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last guard of the line bound. A body within its own bound cannot make so long a
+    line today (the file escapes nothing the wire did not), so the run's copy of the bound
+    is lowered to 64 KiB to reach it; score still reads its own 1 MiB."""
+    monkeypatch.setattr("tfce_eval.run.session.MAX_LINE", 64 * 1024)
+    item = TRUTH[0].id
+    cfg = FakeConfig(load_dataset(None), qa=TRUTH, huge_bytes=200 * 1024)
+    cfg.huge_text, cfg.faults = "\U0001f600", {item: ["huge"] * 5}
+    with FakeServer(cfg) as srv:
+        run_dir, records = _qa_run(srv, tmp_path, api)
+        assert len(srv.requests_for(item)) == 1
+    (record,) = [r for r in records if r["id"] == item]
     assert record["error"].startswith("response too large: its outputs line would be ")
-    assert f"more than the {MAX_LINE:,} that score reads" in record["error"]
+    assert f"more than the {64 * 1024:,} that score reads" in record["error"]
     assert _longest_line(run_dir) < 64 * 1024
     _score(run_dir / "outputs.jsonl", "builtin:telco-qna")
 

@@ -78,6 +78,11 @@ def test_the_appender_writes_a_lone_surrogate_and_every_line_after_it(tmp_path):
     assert [json.loads(line) for line in lines] == records  # read back to the same strings
     assert lines[0].decode("utf-8") == '{"id":"a","raw":{"content":"好"}}'  # still readable
     assert b"\\ud83d" in lines[1]
+    # Only the surrogate is escaped: the rest of its line stays readable, not six bytes a
+    # character (which would push a long answer past the line bound score reads).
+    line = encode_line({"id": "d", "raw": {"content": "好é" * 1000 + "\udc80"}})
+    assert line.decode("utf-8") == '{"id":"d","raw":{"content":"' + "好é" * 1000 + '\\udc80"}}\n'
+    assert json.loads(line)["raw"]["content"].endswith("é\udc80")
 
 
 @pytest.mark.parametrize("sdk", ["openai", "anthropic"])

@@ -226,11 +226,6 @@ def split_option(func: F) -> F:
 
 #: What --split and --corpus do for each command that reads a retrieval or QA dataset.
 SPLIT_HELP: dict[str, tuple[str, str]] = {
-    "run": (
-        _SPLIT_HELP,
-        "Which corpus of a chunk-span dataset: documents (default) or "
-        "documents_coref. With a QA run's --context bm25: a retrieval dataset to search.",
-    ),
     "retrieve": (
         "The split whose queries are ranked (train/dev/test for QASPER-RAG). "
         "Default: test when there is one, else the only one.",

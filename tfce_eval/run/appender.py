@@ -38,10 +38,11 @@ class AppendFailed(Exception):
 def encode_line(record: Mapping[str, Any]) -> bytes:
     """One outputs.jsonl line as UTF-8 bytes, Chinese readable, lone surrogates escaped."""
     text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-    try:
-        return text.encode("utf-8") + b"\n"
-    except UnicodeEncodeError:  # a lone surrogate: only this line is written all-ASCII
-        return json.dumps(record, ensure_ascii=True, separators=(",", ":")).encode() + b"\n"
+    # A lone surrogate (which UTF-8 cannot encode) can only be inside a JSON string here:
+    # `backslashreplace` writes it as `\udXXX`, its JSON escape, and leaves the rest of
+    # the line as it is, so one such character neither fails the line nor makes every
+    # other non-ASCII character six bytes long.
+    return text.encode("utf-8", "backslashreplace") + b"\n"
 
 
 class OutputsAppender:
