@@ -97,7 +97,8 @@ def _validate_other(
     as_json: bool,
 ) -> None:
     """validate for a retrieval or QA dataset: every finding at once, then the counts."""
-    from tfce_eval.retrieval import detect_layout, validate_retrieval
+    from tfce_eval.retrieval import detect_layout
+    from tfce_eval.retrieval.validate import check_retrieval
 
     findings: list[Finding]
     size: str | None = None
@@ -111,7 +112,12 @@ def _validate_other(
     elif task is TaskKind.QA and not (path / "answers").is_dir():  # as `run` tells it
         findings = [_no_answers(path)]
     else:  # a retrieval dataset, or QASPER-RAG's answers: the retrieval checks
-        findings = validate_retrieval(path, split=split, corpus=corpus, qrels=qrels)
+        checked = check_retrieval(path, split=split, corpus=corpus, qrels=qrels)
+        findings = checked.findings
+        counts = checked.answers if task is TaskKind.QA else checked.queries
+        if counts:
+            noun = "question" if task is TaskKind.QA else "query"
+            size = _size(sum(counts.values()), noun, dict(counts))
     errors = [f for f in findings if f.level is Level.ERROR]
     if as_json:
         rows = [f.to_json() for f in findings]
@@ -119,8 +125,8 @@ def _validate_other(
     else:
         for finding in findings:
             click.echo(_folded(finding), err=finding.level is Level.ERROR)
-        if size is None and not errors:
-            size = _queries(path, task, split, corpus)
+        if errors:  # a count of what could not be read whole would mislead
+            size = None
         warnings = len(findings) - len(errors)
         click.echo(_summary(task, str(path), size, len(errors), warnings))
     if errors:
@@ -137,27 +143,6 @@ def _no_answers(path: Path) -> Finding:
         hint="validate it as retrieval (leave out --task qa), or add its answers/ "
         "(QASPER-RAG's layout)",
     )
-
-
-def _queries(path: Path, task: TaskKind, split: str | None, corpus: str | None) -> str | None:
-    """How many queries (retrieval) or questions (QASPER-RAG's answers) the splits
-    validated hold, per split; None when they cannot be counted."""
-    from tfce_eval.errors import TfceError
-    from tfce_eval.retrieval import detect_layout, load_retrieval
-    from tfce_eval.retrieval.layouts import splits_of
-
-    layout = detect_layout(path)
-    if layout is None:
-        return None
-    counts: dict[str, int] = {}
-    try:
-        for name in [split] if split is not None else splits_of(path, layout):
-            dataset = load_retrieval(path, split=name, corpus=corpus)
-            counts[name] = len(dataset.answers if task is TaskKind.QA else dataset.queries)
-    except TfceError:
-        return None
-    noun = "question" if task is TaskKind.QA else "query"
-    return _size(sum(counts.values()), noun, counts)
 
 
 #: Glues the words of a count (`24 questions`, `mc 11`, `0 errors, 0 warnings`) so that

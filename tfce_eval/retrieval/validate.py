@@ -11,7 +11,8 @@ other splits are checked against their own gold.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from tfce_eval.dataset.paths import builtin_dir
@@ -35,6 +36,16 @@ from tfce_eval.retrieval.tables import Problems
 from tfce_eval.words import counted, listed
 
 
+@dataclass(frozen=True)
+class RetrievalCheck:
+    """What validating a retrieval dataset found, and the size of each split it read:
+    queries, and answers (QASPER-RAG's, which a QA run asks)."""
+
+    findings: list[Finding]
+    queries: Mapping[str, int]
+    answers: Mapping[str, int]
+
+
 def validate_retrieval(
     path: str | Path,
     *,
@@ -44,13 +55,25 @@ def validate_retrieval(
 ) -> list[Finding]:
     """Every finding of a retrieval dataset (errors and warnings); empty when it is sound.
     `path` may be `builtin:NAME`."""
+    return check_retrieval(path, split=split, corpus=corpus, qrels=qrels).findings
+
+
+def check_retrieval(
+    path: str | Path,
+    *,
+    split: str | None = None,
+    corpus: str | None = None,
+    qrels: str | Path | None = None,
+) -> RetrievalCheck:
+    """`validate_retrieval`'s findings, with the queries and answers of each split read
+    (counted once, in the first corpus checked)."""
     root = builtin_dir(path, TaskKind.RETRIEVAL) or Path(path)
     layout = detect_layout(root)
     if layout is None:
         what = "not a retrieval dataset"
         if not root.is_dir():
             what = "is a file, not a dataset directory" if root.exists() else "no such directory"
-        return [Finding(Level.ERROR, what, str(root), hint=LAYOUT_HINT)]
+        return RetrievalCheck([Finding(Level.ERROR, what, str(root), hint=LAYOUT_HINT)], {}, {})
     problems = Problems()
     offered = splits_of(root, layout)
     splits = [choose_split(offered, split, root)] if split is not None else list(offered)
@@ -62,6 +85,8 @@ def validate_retrieval(
         corpora = [c for c in SPAN_CORPORA if (root / c).is_dir()]
     else:
         corpora = [choose_corpus(root, layout, corpus)]
+    queries: dict[str, int] = {}
+    answers: dict[str, int] = {}
     for corpus_name in corpora:
         ids = _check_corpus(root, layout, splits, corpus_name, problems)
         for name in splits:
@@ -72,8 +97,10 @@ def validate_retrieval(
                 continue
             gold = qrels if name == replaced else None
             dataset = read_dataset(files, problems, qrels=gold)
+            queries.setdefault(name, len(dataset.queries))
+            answers.setdefault(name, len(dataset.answers))
             _check_split(dataset, ids, problems)
-    return problems.finish()
+    return RetrievalCheck(problems.finish(), queries, answers)
 
 
 def _check_corpus(
