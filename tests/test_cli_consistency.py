@@ -86,19 +86,18 @@ def test_validate_as_qa_refuses_a_retrieval_dataset_without_answers(tmp_path: Pa
 @pytest.mark.parametrize(
     ("name", "task", "what"),
     [
-        ("qasper-rag", "fc", "retrieval"),
-        ("conditionalqa", "fc", "retrieval"),
-        ("telco-qna", "fc", "question answering"),
-        ("telco-qna", "retrieval", "question answering"),
-        ("tfce", "qa", "function calling"),
+        ("qasper-rag", "an fc", "retrieval"),
+        ("conditionalqa", "an fc", "retrieval"),
+        ("telco-qna", "an fc", "question answering"),
+        ("telco-qna", "a retrieval", "question answering"),
+        ("tfce", "a qa", "function calling"),
     ],
 )
 def test_validate_names_a_builtin_of_another_task(name: str, task: str, what: str) -> None:
-    said = unfold(invoke("validate", "--data", f"builtin:{name}", "--task", task, code=1).output)
-    assert said.splitlines()[0] == (
-        f"error: builtin:{name}: not a {task} dataset (it is for {what})"
-    )
-    assert said.splitlines()[1].startswith(f"  fix: point --data at a {task} dataset: builtin:")
+    option = task.split()[1]
+    said = unfold(invoke("validate", "--data", f"builtin:{name}", "--task", option, code=1).output)
+    assert said.splitlines()[0] == f"error: builtin:{name}: not {task} dataset (it is for {what})"
+    assert said.splitlines()[1].startswith(f"  fix: point --data at {task} dataset: builtin:")
     assert "no question files found" not in said and "(default: builtin:tfce)" not in said
 
 
@@ -129,8 +128,8 @@ def test_a_fix_names_the_verbs_own_data_option(tmp_path: Path) -> None:
         ).output
     )
     assert out == (
-        "error: builtin:telco-qna: not a fc dataset (it is for question answering)\n"
-        "  fix: point --data at a fc dataset: builtin:tfce or a directory (tfce-eval "
+        "error: builtin:telco-qna: not an fc dataset (it is for question answering)\n"
+        "  fix: point --data at an fc dataset: builtin:tfce or a directory (tfce-eval "
         "datasets lists them)"
     )
 

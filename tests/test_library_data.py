@@ -54,7 +54,7 @@ def test_load_dataset_takes_the_builtin_name() -> None:
         (
             load_dataset,
             "builtin:qasper-rag",
-            "not a fc dataset (it is for retrieval)\n  fix: give a fc dataset: "
+            "not an fc dataset (it is for retrieval)\n  fix: give an fc dataset: "
             "builtin:tfce or a directory",
         ),
     ],

@@ -97,5 +97,6 @@ def test_reading_a_run_of_another_task_names_its_task_and_reader(
     with pytest.raises(DataError) as caught:
         read(runs[held])
     message = str(caught.value)
-    assert f"a scored {held} run, not a {asked} one" in message
+    said = {"fc": "an fc", "qa": "a qa", "retrieval": "a retrieval"}[asked]
+    assert f"a scored {held} run, not {said} one" in message
     assert f"fix: read it with {READERS[held][1]}" in message

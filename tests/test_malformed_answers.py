@@ -70,7 +70,8 @@ def _scores(directory: Path) -> dict[str, Any]:
         ({"tool_calls": "garbage"}, "tool_calls is a string, not a list of calls"),
         ({"tool_calls": {"id": "c1"}}, "tool_calls is an object, not a list of calls"),
         ({"function_call": "f"}, "function_call is a string, not an object"),
-        ({"content": [{"type": ["text"], "text": "hi"}]}, "a block's type is an array"),
+        # A type that is not a string types nothing: an object that is no call.
+        ({"content": [{"type": ["text"], "text": "hi"}]}, "item 1 of the list is not a call"),
     ],
 )
 def test_a_broken_tool_call_is_a_parse_error_not_no_call(
@@ -104,6 +105,15 @@ def test_broken_calls_beside_a_right_one_are_not_dropped(tmp_path: Path) -> None
 )
 def test_blocks_that_hold_no_call_are_still_no_call(answer: dict[str, Any]) -> None:
     assert decode_output(answer).calls == ()
+
+
+@pytest.mark.parametrize(
+    "answer", [{"result": [{"type": {"a": 1}}]}, {"calls": [{"type": {"a": 1}}]}]
+)
+def test_bfcls_call_of_a_function_named_type_is_a_call(answer: dict[str, Any]) -> None:
+    """`type` names the function here, not the kind of a block."""
+    (call,) = decode_output({"id": "x", **answer}).calls
+    assert (call.name, call.arguments) == ("type", {"a": 1})
 
 
 # -- a gpt-oss Harmony header with no message -----------------------------------------------

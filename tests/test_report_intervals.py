@@ -4,7 +4,8 @@ in CSV.
 The terminal table, Markdown and HTML show a 95 % interval as `[low, high]`, as function
 calling's report does; CSV writes its two bounds as numbers, in columns `<name> low` and
 `<name> high`, exactly as summary.json holds them (README "Formats": JSON and CSV keep
-full precision). Each run is scored and reported through the command line.
+full precision). A run may be named by its summary.json, as a function-calling run may.
+Each run is scored and reported through the command line.
 """
 
 from __future__ import annotations
@@ -107,3 +108,11 @@ def test_retrieval_csv_keeps_both_bounds_and_text_shows_brackets(retrieval_run: 
     shown = f"[{low:.4f}, {high:.4f}]"
     for fmt in ("table", "md", "html"):
         assert shown in ok("report", retrieval_run, "--format", fmt).stdout, fmt
+
+
+def test_a_run_named_by_its_summary_json_is_reported_as_its_directory(
+    qa_run: Path, retrieval_run: Path
+) -> None:
+    for run in (qa_run, retrieval_run):
+        by_file = ok("report", run / "summary.json", "--format", "json").stdout
+        assert by_file == ok("report", run, "--format", "json").stdout

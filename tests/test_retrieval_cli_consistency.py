@@ -131,8 +131,62 @@ def test_scores_beside_the_run_are_kept_only_for_the_same_run(tmp_path: Path) ->
     invoke("score", "dataset", *QASPER, "--out", own)
     before = contents(own)
     result = retrieve(own, cache, code=2)
-    assert "no run of retrieve's is beside them (run.trec)" in unfold(result.stderr)
+    assert "no run of retrieve's is beside them (run.json)" in unfold(result.stderr)
     assert contents(own) == before
+
+
+def test_a_scored_run_trec_removed_is_made_again_and_its_scores_kept(tmp_path: Path) -> None:
+    rt, cache = tmp_path / "rt", tmp_path / "cache"
+    retrieve(rt, cache)
+    invoke("score", rt / "run.trec", *QASPER)
+    scored = contents(rt)
+    (rt / "run.trec").unlink()
+    again = retrieve(rt, cache)
+    assert unfold(again.stderr).endswith("the scores of this same run")
+    assert contents(rt)["run.trec"] == scored["run.trec"]
+    # Made otherwise, it is not the run the scores are of: refused, nothing written.
+    (rt / "run.trec").unlink()
+    result = retrieve(rt, cache, "--k", "5", code=2)
+    assert "its k was 100, now 5" in unfold(result.stderr)
+    assert "run.trec" not in contents(rt)
+
+
+def test_scores_whose_summary_names_no_digest_are_said_so(tmp_path: Path) -> None:
+    rt, cache = tmp_path / "rt", tmp_path / "cache"
+    retrieve(rt, cache)
+    invoke("score", rt / "run.trec", *QASPER)
+    summary = json.loads((rt / "summary.json").read_text())
+    del summary["run"]["sha256"]
+    (rt / "summary.json").write_text(json.dumps(summary))
+    result = retrieve(rt, cache, code=2)
+    assert f"({SCORED}): summary.json records no SHA-256 of the run it scored;" in unfold(
+        result.stderr
+    )
+
+
+def test_a_retrieve_stopped_between_its_two_files_is_completed_by_a_rerun(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """run.json is written first: stopped before run.trec, the directory is still
+    retrieve's own, and the same command completes it."""
+    import tfce_eval.retrieval.bm25 as bm25
+
+    rt, cache = tmp_path / "rt", tmp_path / "cache"
+    writes = bm25.write_text_atomic
+
+    def stopped(path: Path, text: str) -> None:
+        if path.name == "run.trec":
+            raise KeyboardInterrupt
+        writes(path, text)
+
+    monkeypatch.setattr(bm25, "write_text_atomic", stopped)
+    result = CliRunner().invoke(
+        main, ["retrieve", *QASPER, "--out", str(rt), "--cache-dir", str(cache)]
+    )
+    assert result.exit_code != 0 and sorted(contents(rt)) == ["run.json"]
+    monkeypatch.setattr(bm25, "write_text_atomic", writes)
+    retrieve(rt, cache)
+    assert sorted(contents(rt)) == ["run.json", "run.trec"]
 
 
 def test_scores_are_not_kept_for_a_corpus_changed_since(tmp_path: Path) -> None:

@@ -11,6 +11,14 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
+def article(word: str) -> str:
+    """`word` behind its indefinite article as it is said: `a qa`, `a retrieval`, `an fc`
+    (a short abbreviation is spelt out, and `f`, `l`, `m`, `n`, `r`, `s`, `x` are said
+    with a vowel first)."""
+    spelt = len(word) <= 3 and word[:1] in tuple("flmnrsx")
+    return f"{'an' if spelt or word[:1] in tuple('aeiou') else 'a'} {word}"
+
+
 def listed(names: Sequence[str], shown: int = 5) -> str:
     """The first `shown` names, then how many more: `a`, `a, b`, `a, b, c, d, e and 7 more`.
 

@@ -160,7 +160,9 @@ def _task_of(run_dirs: tuple[Path, ...]) -> TaskKind:
     from tfce_eval.scoring.rundir import SUMMARY
 
     tasks: list[str | None] = []
-    for run_dir in run_dirs:
+    for given in run_dirs:
+        # A run may be named by its summary.json, as every task's loader accepts it.
+        run_dir = given.parent if given.name == SUMMARY and given.is_file() else given
         summary = run_dir / SUMMARY
         task: str | None = TaskKind.FC
         if not summary.exists():

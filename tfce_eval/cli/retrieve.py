@@ -114,9 +114,10 @@ def retrieve_command(
 ) -> None:
     """Rank the corpus for every query of a split and write a TREC run that `score` reads.
 
-    DIR must hold no other run (a model run's run.json or outputs.jsonl, a run.trec
-    of another's); scores already in it (summary.json, scores.jsonl, report.md,
-    report.html) are kept when the new run is the one they score, else refused."""
+    The --out directory must hold no other run (a model run's run.json or
+    outputs.jsonl, a run.trec of another's); scores already in it (summary.json,
+    scores.jsonl, report.md, report.html) are kept when the new run is the one they
+    score, else refused."""
     from tfce_eval.retrieval import default_cache_dir, load_retrieval, retrieve
     from tfce_eval.tasks import TaskKind, resolve_data
 

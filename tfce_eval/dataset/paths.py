@@ -12,6 +12,7 @@ from pathlib import Path
 
 from tfce_eval.errors import DataError, UsageError
 from tfce_eval.model import TaskKind
+from tfce_eval.words import article
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 BUILTIN_PREFIX = "builtin:"
@@ -118,9 +119,10 @@ def other_task_error(entry: Builtin, task: TaskKind, give: str = "give") -> Data
     for, and the built-in datasets of `task` to `give` instead (`point --data at`)."""
     others = ", ".join(BUILTIN_PREFIX + b.name for b in BUILTINS if b.task is task)
     return DataError(
-        f"not a {task} dataset (it is for {PURPOSES[entry.task]})",
+        f"not {article(task)} dataset (it is for {PURPOSES[entry.task]})",
         path=BUILTIN_PREFIX + entry.name,
-        hint=f"{give} a {task} dataset: {others} or a directory (tfce-eval datasets lists them)",
+        hint=f"{give} {article(task)} dataset: {others} or a directory (tfce-eval datasets lists "
+        "them)",
     )
 
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tfce_eval.decode.limits import DecodeError
-from tfce_eval.jsonl import json_type
 from tfce_eval.model import Call
 
 #: The types of a block that holds text.
@@ -40,11 +38,11 @@ def dump(value: object) -> object:
 
 
 def block_kind(block: Mapping[str, Any]) -> str | None:
-    """A block's type; one that is not a string makes the block malformed."""
+    """A block's type, when it is a string. Otherwise None: the object is then read by its
+    other keys, as one without a type is (`{"type": {"a": 1}}` is BFCL's call of a function
+    named `type`; anything else that holds no call is refused as an object with no call)."""
     kind = block.get("type")
-    if kind is None or isinstance(kind, str):
-        return kind
-    raise DecodeError(f"a block's type is {json_type(kind)}, not a string")
+    return kind if isinstance(kind, str) else None
 
 
 def is_empty(value: object) -> bool:

@@ -164,7 +164,6 @@ def retrieve(
     text = "".join(lines)
     if kept is not None:  # as write_text_atomic writes it
         kept.check_run(text.encode("utf-8", "backslashreplace"))
-    write_text_atomic(out / RUN_TREC, text)
     meta: dict[str, Any] = {
         "method": method,
         "parameters": parameters,
@@ -184,7 +183,10 @@ def retrieve(
             "total_s": round(time.perf_counter() - started, 3),
         },
     }
+    # run.json first: stopped between the two, the directory holds retrieve's run.json
+    # and no run.trec, which a rerun writes; a run.trec alone would be another's run.
     write_text_atomic(out / RUN_JSON, json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
+    write_text_atomic(out / RUN_TREC, text)
     tick("write", 1, 1)
     files = kept.files if kept is not None else ()
     return RetrieveResult(out / RUN_TREC, out / RUN_JSON, meta, hit, len(qids), files)

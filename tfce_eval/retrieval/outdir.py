@@ -5,10 +5,12 @@ directory that holds a run it did not write: a run.json that is not its own (a m
 run's), a model's outputs.jsonl, or a run.trec without its run.json beside it. A
 directory that holds the scores of an earlier run (summary.json, scores.jsonl and the
 reports `score` writes) is written to only when the new run is, byte for byte, the one
-those scores are of, so that they stay true and are kept: the settings recorded in
-run.json are compared before any work, the corpus's digest once it is known, and the
-run's bytes before anything is written. Anything else is refused, naming what differs.
-Nothing in the directory is ever deleted.
+those scores are of (by the SHA-256 summary.json records, so a run.trec since removed is
+made again), so that they stay true and are kept: the settings recorded in run.json are
+compared before any work, the corpus's digest once it is known, and the run's bytes
+before anything is written. Anything else is refused, naming what differs. Nothing in the
+directory is ever deleted. run.json is written before run.trec, so a retrieve stopped
+between the two leaves a directory its rerun accepts.
 """
 
 from __future__ import annotations
@@ -134,17 +136,20 @@ def check_out_dir(
     files = tuple(name for name in SCORED_FILES if (out / name).exists())
     if not files:
         return None
-    if meta is None or not (out / RUN_TREC).is_file():
-        raise refuse_scores(out, files, f"no run of retrieve's is beside them ({RUN_TREC})")
+    if meta is None:
+        raise refuse_scores(out, files, f"no run of retrieve's is beside them ({RUN_JSON})")
     summary = _json(out / SUMMARY) if (out / SUMMARY).is_file() else None
     if not isinstance(summary, dict) or summary.get("task") != TaskKind.RETRIEVAL:
         raise refuse_scores(out, files, f"no {SUMMARY} of a retrieval run says which run")
     scored = summary.get("run")
     path = scored.get("path") if isinstance(scored, dict) else None
     sha = scored.get("sha256") if isinstance(scored, dict) else None
-    if not isinstance(path, str) or Path(path).name != RUN_TREC or not isinstance(sha, str):
+    if not isinstance(path, str) or Path(path).name != RUN_TREC:
         raise refuse_scores(out, files, f"they are of {path or 'a run not named'}, not {RUN_TREC}")
-    if file_sha256(out / RUN_TREC) != sha:
+    if not isinstance(sha, str):
+        raise refuse_scores(out, files, f"{SUMMARY} records no SHA-256 of the run it scored")
+    # A run.trec since removed is made again: the scores stay if it comes out the same.
+    if (out / RUN_TREC).is_file() and file_sha256(out / RUN_TREC) != sha:
         raise refuse_scores(out, files, f"{RUN_TREC} changed since it was scored")
     kept = KeptScores(out, files, meta, sha)
     kept.check_settings(method, parameters, dataset)

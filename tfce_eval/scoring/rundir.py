@@ -39,6 +39,7 @@ from tfce_eval.scoring.writing import (
     write_json,
     write_text_atomic,
 )
+from tfce_eval.words import article
 
 __all__ = [
     "ANSWER_KEYS",
@@ -94,7 +95,7 @@ def check_run_task(run_dir: Path, task: TaskKind) -> None:
         return
     kind = TaskKind(found)
     raise DataError(
-        f"a scored {kind} run, not a {task} one",
+        f"a scored {kind} run, not {article(task)} one",
         path=str(run_dir),
         hint=f"read it with {RUN_READERS[kind]}",
     )
