@@ -1,7 +1,7 @@
 """The exceptions that stop a command. Everything that concerns one item is data, not these.
 
 `cli` turns each into a message on stderr and an exit code: 1 for bad input or a failed run,
-2 for usage errors (click's own).
+2 for usage errors (click's own), 130 (Ctrl-C) or 143 (SIGTERM) for an interrupted run.
 """
 
 from __future__ import annotations
@@ -62,7 +62,8 @@ class HarnessError(TfceError):
 
 
 class RunInterrupted(TfceError):
-    """The user stopped a run; every finished item is saved and the run can be resumed."""
+    """The user stopped a run; every finished item is saved and the run can be resumed.
+    Exit 130, or 143 when SIGTERM stopped it (the command line knows which: `stopping`)."""
 
     exit_code = 130
 

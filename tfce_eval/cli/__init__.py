@@ -5,18 +5,20 @@ Commands are imported when they are invoked, not before: `tfce-eval --help` list
 the table below without importing any of them (or the libraries they use).
 
 Exit codes: 0 done (whatever the accuracy), 1 bad input or a failed run, 2 usage error,
-130 interrupted (resumable).
+130 interrupted by Ctrl-C, 143 by SIGTERM (resumable). Both signals are heard, for every
+command, from the moment the command line has loaded (`tfce_eval.stopping`).
 """
 
 from __future__ import annotations
 
 import importlib
+import signal
 from collections.abc import Iterable
 from typing import Any
 
 import click
 
-from tfce_eval import __version__
+from tfce_eval import __version__, stopping
 from tfce_eval.errors import RunInterrupted, TfceError
 
 #: name -> (module, attribute, one-line help shown by `tfce-eval --help`).
@@ -69,27 +71,38 @@ class _Failure(click.ClickException):
 
     def __init__(self, error: TfceError) -> None:
         super().__init__(str(error))
-        self.exit_code = error.exit_code  # type: ignore[misc]
+        stopped = isinstance(error, RunInterrupted)
+        self.exit_code = _stopped_by()[1] if stopped else error.exit_code  # type: ignore[misc]
         # An interrupted run is no error: its message begins `interrupted:` of itself.
-        self.label = "" if isinstance(error, RunInterrupted) else "error: "
+        self.label = "" if stopped else "error: "
 
     def show(self, file: Any = None) -> None:
         from tfce_eval.cli.text import fold, shown
 
+        stopping.winding_down()  # a signal now would cut the message short
         click.echo(fold(shown(self.format_message()), self.label), err=True)
+
+
+def _stopped_by() -> tuple[str, int]:
+    """How the command was stopped, in words, and its exit status (128 + the signal's
+    number); Ctrl-C when no signal was heard (a KeyboardInterrupt raised by other means)."""
+    if stopping.asked() == signal.SIGTERM:
+        return "SIGTERM", 128 + signal.SIGTERM
+    return "Ctrl-C", 128 + signal.SIGINT
 
 
 class Interrupted(click.ClickException):
     """Ctrl-C (exit 130), or SIGTERM (143), outside a run's request loop (which says how
     to resume)."""
 
-    def __init__(self, how: str = "Ctrl-C", exit_code: int = 130) -> None:
+    def __init__(self) -> None:
+        how, self.exit_code = _stopped_by()  # type: ignore[misc]
         super().__init__(f"stopped by {how} before the command finished")
-        self.exit_code = exit_code  # type: ignore[misc]
 
     def show(self, file: Any = None) -> None:
         import sys
 
+        stopping.winding_down()
         if sys.stderr.isatty():
             click.echo(err=True)  # past the terminal's ^C
         click.echo(f"interrupted: {self.format_message()}", err=True)
@@ -101,6 +114,7 @@ class _FoldedUsage(click.UsageError):
     def show(self, file: Any = None) -> None:
         from tfce_eval.cli.text import fold
 
+        stopping.winding_down()
         if self.ctx is not None:
             click.echo(self.ctx.get_usage(), err=True)
             click.echo(f"Try '{self.ctx.command_path} --help' for help.\n", err=True)
@@ -156,15 +170,35 @@ class _LazyGroup(click.Group):
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        # Called with no arguments, by the `tfce-eval` script or `python -m tfce_eval`,
+        # the command is the process: its handlers stay until it exits, ignoring any
+        # further signal. Called with arguments (click's test runner), they are put back.
+        whole_process = not args and kwargs.get("args") is None
+        with stopping.listening(restore=not whole_process):
+            return super().main(*args, **kwargs)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            stopping.check()  # a stop that some code swallowed: the command is stopped
+            return result
+        except RunInterrupted as exc:
+            raise _Failure(exc) from exc
         except TfceError as exc:
+            if stopping.asked() is not None:  # a failure the signal caused (a worker it
+                raise Interrupted() from exc  # killed): the stop is what is said
             raise _Failure(exc) from exc
         except click.UsageError as exc:
             raise _FoldedUsage(exc.format_message(), exc.ctx) from exc
         except KeyboardInterrupt as exc:
             raise Interrupted() from exc
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except BaseException as exc:
+            if stopping.asked() is None or isinstance(exc, SystemExit):
+                raise
+            raise Interrupted() from exc  # e.g. an event loop's CancelledError
 
 
 @click.group(

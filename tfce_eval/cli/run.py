@@ -7,12 +7,9 @@ module prints its result: the per-category table, where the files are, and what 
 from __future__ import annotations
 
 import json
-import signal
 import sys
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -34,7 +31,6 @@ from tfce_eval.cli.options import (
     timeout_option,
 )
 from tfce_eval.cli.text import fold, fold_command, shown
-from tfce_eval.errors import RunInterrupted
 from tfce_eval.model import AnswerStyle, TaskKind
 from tfce_eval.providers.base import Mode, RequestOptions, ToolChoice
 from tfce_eval.scoring.options import CheckMode
@@ -50,34 +46,6 @@ def _task_data(data: Path | str | None) -> tuple[TaskKind, Path | None]:
     from tfce_eval.run.config import run_data
 
     return run_data(data, None)
-
-
-@contextmanager
-def _sigterm_as_ctrl_c() -> Iterator[list[int]]:
-    """SIGTERM (kill, timeout, docker stop, Slurm) handled exactly as Ctrl-C is.
-
-    The run saves what it has, marks run.json interrupted and says how to resume. The list
-    yielded gets the signal's number when one came, so the exit status can say which.
-    """
-    received: list[int] = []
-
-    def on_sigterm(signum: int, frame: FrameType | None) -> None:
-        received.append(signum)
-        handler = signal.getsignal(signal.SIGINT)
-        if callable(handler):  # asyncio's own Ctrl-C handler while requests are out
-            handler(signal.SIGINT, frame)
-        else:  # Ctrl-C ignored (a background job): interrupt all the same
-            raise KeyboardInterrupt
-
-    try:
-        previous = signal.signal(signal.SIGTERM, on_sigterm)
-    except ValueError:  # not the main thread: leave signals alone
-        yield received
-        return
-    try:
-        yield received
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _split_ids(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -320,22 +288,9 @@ def run_command(
         request = request_for(config, dump_request)
         click.echo(json.dumps(request, ensure_ascii=False, indent=2))
         return
-    with _sigterm_as_ctrl_c() as terminated:
-        try:
-            result = run_eval(
-                config, progress=make_progress(sys.stderr), write_reports=_write_reports
-            )
-        except RunInterrupted as stopped:
-            if terminated:
-                stopped.exit_code = 128 + signal.SIGTERM  # 143, as for any SIGTERM
-            raise
-        except KeyboardInterrupt:
-            if not terminated:
-                raise  # Ctrl-C before the requests: the command line's own message
-            # SIGTERM before any request (a context being built): 143, said as SIGTERM.
-            from tfce_eval.cli import Interrupted
-
-            raise Interrupted("SIGTERM", 128 + signal.SIGTERM) from None
+    # Ctrl-C and SIGTERM are heard by the command line (tfce_eval.cli): a run stopped
+    # while it asks says how to resume (RunInterrupted), and exits 130 or 143.
+    result = run_eval(config, progress=make_progress(sys.stderr), write_reports=_write_reports)
     from tfce_eval.cli.render import print_warnings
 
     print_warnings(result.score.warnings)

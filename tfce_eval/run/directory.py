@@ -20,6 +20,7 @@ from tfce_eval.scoring.rundir import (
     REPORT_HTML,
     REPORT_MD,
     RUN_JSON,
+    RUN_TREC,
     SCORES,
     SUMMARY,
     RunDir,
@@ -27,6 +28,7 @@ from tfce_eval.scoring.rundir import (
     read_json,
     write_json,
 )
+from tfce_eval.scoring.writing import remove_temporaries
 
 
 class OtherRun(RunError):
@@ -39,6 +41,9 @@ class OtherRun(RunError):
 
 #: Files a run writes; `--force` removes exactly these before starting over.
 RUN_FILES = (OUTPUTS, SCORES, SUMMARY, RUN_JSON, REPORT_MD, REPORT_HTML)
+#: Where a QA run keeps the retrieval run its BM25 context came from, and its files.
+CONTEXT_DIR = "context"
+CONTEXT_FILES = (RUN_TREC, RUN_JSON)
 
 
 def checked_run_name(name: str) -> PurePath:
@@ -67,7 +72,10 @@ def prepare_run_dir(
     """The saved run.json of a run to resume, None for a new run; OtherRun if it differs.
 
     `force`: start over: the run's files are deleted first (the caller holds the lock).
+    Temporary files that a killed run left (`.run.json.1a2b3c4d`) are removed first.
     """
+    remove_temporaries(run_dir.path, RUN_FILES)
+    remove_temporaries(run_dir.path / CONTEXT_DIR, CONTEXT_FILES)
     if force:
         for name in RUN_FILES:
             (run_dir.path / name).unlink(missing_ok=True)

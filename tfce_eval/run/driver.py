@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tfce_eval import stopping
 from tfce_eval.errors import RunError, RunInterrupted
 from tfce_eval.model import TaskKind
 from tfce_eval.providers import Provider
@@ -98,10 +99,12 @@ def drive(
     if items is not None:
         course.stats = ask_items(course.sending(), items)
     try:
+        stopping.check()  # a stop heard as the session ended
         result, request_errors = plan.score(course.final_meta())
+        stopping.check()  # a stop that scoring swallowed: run.json does not say finished
+        return course.finish(result, request_errors)
     except KeyboardInterrupt:
         raise RunInterrupted(interrupted(run_dir, None, len(course.ids), config)) from None
-    return course.finish(result, request_errors)
 
 
 async def drive_async(
@@ -117,13 +120,15 @@ async def drive_async(
     if items is not None:
         course.stats = await ask_items_async(course.sending(), items)
     try:
+        stopping.check()
         if plan.score_async is not None:
             result, request_errors = await plan.score_async(course.final_meta())
         else:
             result, request_errors = plan.score(course.final_meta())
+        stopping.check()
+        return course.finish(result, request_errors)
     except KeyboardInterrupt:
         raise RunInterrupted(interrupted(run_dir, None, len(course.ids), config)) from None
-    return course.finish(result, request_errors)
 
 
 class _Course:
@@ -191,6 +196,14 @@ class _Course:
         return {**self.meta, "status": "finished"}
 
     def finish(self, result: Any, request_errors: int) -> RunResult:
+        """run.json completed, signals held; then a stop that scoring swallowed (or that
+        came meanwhile) is raised: KeyboardInterrupt, with every file consistent."""
+        with stopping.held():
+            run_result = self._finish(result, request_errors)
+        stopping.check()
+        return run_result
+
+    def _finish(self, result: Any, request_errors: int) -> RunResult:
         meta, ids = self.meta, self.ids
         meta["status"] = "finished"
         meta["finished_at"] = now_iso()

@@ -48,6 +48,7 @@ from tfce_eval.retrieval.layouts import locate, splits_of
 from tfce_eval.retrieval.ranking import Run
 from tfce_eval.run.asking import tries
 from tfce_eval.run.config import Context, ContextSpec
+from tfce_eval.run.directory import CONTEXT_DIR
 from tfce_eval.schema.wire import name_map
 from tfce_eval.scoring.rundir import file_sha256
 from tfce_eval.tasks.load import chunk_texts
@@ -177,7 +178,7 @@ def build_requests(
         questions = dataclasses.replace(
             chunks, queries={i: items[i].question for i in ranked_ids if i in items}
         )
-        result = retrieve(questions, k=spec.k, out_dir=work_dir / "context", cache_dir=cache_dir)
+        result = retrieve(questions, k=spec.k, out_dir=work_dir / CONTEXT_DIR, cache_dir=cache_dir)
         # Questions BM25 finds nothing for (an empty run, too) are asked without context.
         run = read_run(result.run_path, scores=True)
     else:

@@ -3,10 +3,10 @@ a stopped or interrupted run says (the command to resume shows no URL's credenti
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from tfce_eval import stopping
 from tfce_eval.errors import RunError, RunInterrupted
 from tfce_eval.providers import Provider
 from tfce_eval.providers.secrets import redact_urls
@@ -37,9 +37,9 @@ def request_notes(
 
 class Sending:
     """One session of a run's requests, for any task (`asker` says how): run.json says it
-    is running from the start, and records how it ended whatever happens. The requests
-    themselves are sent by `ask_items` (its own event loop) or `ask_items_async` (the
-    caller's); everything else is this one class."""
+    is running from `open`, and records how it ended whatever happens (`end`). The
+    requests themselves are sent by `ask_items` (its own event loop) or `ask_items_async`
+    (the caller's); everything else is this one class."""
 
     def __init__(
         self,
@@ -57,11 +57,6 @@ class Sending:
         self.provider, self.config, self.meta, self.run_dir = provider, config, meta, run_dir
         self.progress, self.total, self.done = progress, total, done
         self.log: dict[str, Any] = {"started_at": now_iso(), "items": total - done}
-        meta.setdefault("sessions", []).append(self.log)
-        meta["status"] = "running"
-        if "base_url" in meta:  # a run.json of a version that kept the credentials
-            meta["base_url"] = recorded_url(meta["base_url"])
-        write_json(run_dir.run_json, meta)
         self.appender = OutputsAppender(run_dir.outputs)
         self.session = Session(
             provider,
@@ -75,18 +70,35 @@ class Sending:
         )
 
     def open(self) -> None:
+        """run.json says the run is running; the appender opens. Called inside the `try`
+        whose end is `end`: run.json never stays `running` (a signal included)."""
+        meta = self.meta
+        meta.setdefault("sessions", []).append(self.log)
+        meta["status"] = "running"
+        if "base_url" in meta:  # a run.json of a version that kept the credentials
+            meta["base_url"] = recorded_url(meta["base_url"])
+        write_json(self.run_dir.run_json, meta)
         self.progress.start(self.total, self.done)
         self.appender.__enter__()
 
     def close(self) -> None:
-        self.progress.stop()
-        self.appender.close()  # everything queued is written, or AppendFailed
+        # Signals held: every answer queued is written before a stop is raised.
+        with stopping.held():
+            self.progress.stop()
+            self.appender.close()  # everything queued is written, or AppendFailed
 
     def end(self, error: BaseException | None) -> SessionStats:
         """Record how the session ended; raise what the caller is told, or the counts.
 
         A cancelled task (an async caller's) is recorded as interrupted and stays
-        cancelled: CancelledError goes on up."""
+        cancelled: CancelledError goes on up. Signals are held while run.json is saved:
+        one that comes then is raised after it (or goes with the error raised)."""
+        with stopping.held():
+            return self._end(error)
+
+    def _end(self, error: BaseException | None) -> SessionStats:
+        if error is None and stopping.asked() is not None:
+            error = KeyboardInterrupt()  # a stop the session did not hear in time
         status = "sent" if error is None else "interrupted"
         failure: BaseException | None = error
         answered = self.done + self.session.stats.answered
@@ -108,6 +120,9 @@ class Sending:
         elif isinstance(error, KeyboardInterrupt):
             failure = RunInterrupted(interrupted(self.run_dir, answered, self.total, self.config))
         stats = self.session.stats
+        sessions = self.meta.setdefault("sessions", [])
+        if not any(log is self.log for log in sessions):  # stopped inside `open`
+            sessions.append(self.log)
         self.log.update(
             ended_at=now_iso(),
             status=status,
@@ -131,16 +146,20 @@ class Sending:
 
 
 def ask_items(sending: Sending, items: Iterator[Any]) -> SessionStats:
-    """Send the session's requests in an event loop of its own."""
+    """Send the session's requests in an event loop of its own (a stop, a signal heard
+    by the command line, cancels them: `stopping.run`)."""
     try:
         try:
             sending.open()
-            asyncio.run(_send_all(sending.session, sending.provider, items))
+            stopping.run(lambda: _send_all(sending.session, sending.provider, items))
         finally:
             sending.close()
     except BaseException as exc:
         return sending.end(exc)
-    return sending.end(None)
+    try:
+        return sending.end(None)
+    except KeyboardInterrupt:  # a stop that came while run.json was saved
+        return sending.end(KeyboardInterrupt())
 
 
 async def ask_items_async(sending: Sending, items: Iterator[Any]) -> SessionStats:

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from tfce_eval import stopping
 from tfce_eval.providers.base import (
     ErrorKind,
     Provider,
@@ -100,6 +101,10 @@ class Session:
 
     async def _work(self, work: asyncio.Queue[Any]) -> None:
         while (item := await work.get()) is not None:
+            if stopping.asked() is not None:
+                # A stop was heard but its cancellation did not reach this task (some
+                # code absorbed it): no more items are asked all the same.
+                raise asyncio.CancelledError
             record, line = self._within_line(item, await self.ask(item))
             self.appender.put_line(line)
             failed = record["error"] is not None

@@ -12,6 +12,8 @@ lost when a write fails.
 - `Staging` writes several files to temporary names in one directory and renames them into
   place together at the end (`commit`), after removing the files that the new ones make
   stale. A failure before the commit leaves every earlier file as it was.
+- No temporary file outlives its writer, whatever stops it (a Ctrl-C included), except
+  when the process is killed: `remove_temporaries` removes those a run left.
 
 A file that cannot be written (a full disk, a directory without write permission, a path
 through a file) is a DataError naming the directory, the reason and the fix that suits it,
@@ -24,12 +26,14 @@ import errno
 import json
 import math
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from tfce_eval import stopping
 from tfce_eval.errors import DataError
 
 #: Integers with more digits than this cannot be printed by Python (sys.int_info).
@@ -161,16 +165,66 @@ def _new_file(path: Path) -> tuple[int, str]:
     raise FileExistsError(f"no free temporary name beside {path}")
 
 
-def _temp(path: Path) -> tuple[IO[str], str]:
-    with writing(path.parent):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = _new_file(path)
-    try:
-        return os.fdopen(fd, "w", encoding="utf-8", newline="\n"), tmp
-    except BaseException:
-        os.close(fd)
-        Path(tmp).unlink(missing_ok=True)
-        raise
+class _Temporary:
+    """A new file beside `path`, `.<name>.<8 hex digits>`, that becomes `path` (`keep`)
+    or is removed (`discard`), with the directories made for it when they are left empty.
+    Its name is known from the moment the file exists (signals held in between), so
+    that a Ctrl-C at any moment leaves no temporary file behind."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.tmp: str | None = None
+        self.fh: IO[str] | None = None
+        self.made: list[Path] = []  # the directories `create` made, deepest first
+
+    def create(self) -> IO[str]:
+        parent = self.path.parent
+        with stopping.held():
+            self.made = _missing(parent)
+            with writing(parent):
+                parent.mkdir(parents=True, exist_ok=True)
+                fd, self.tmp = _new_file(self.path)
+            try:
+                self.fh = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+            except BaseException:
+                os.close(fd)
+                raise
+        return self.fh
+
+    def keep(self) -> None:
+        """Write the file out (synced) and rename it to `path`."""
+        assert self.fh is not None and self.tmp is not None
+        if not self.fh.closed:
+            _finish(self.fh)
+        os.replace(self.tmp, self.path)
+        self.tmp, self.made = None, []
+
+    def discard(self) -> None:
+        """Close and remove the file (unless kept), and the directories made for it that
+        are empty. Never raises an OSError: it runs while another error goes up."""
+        fh, tmp, made = self.fh, self.tmp, self.made
+        self.tmp, self.made = None, []
+        if fh is not None and not fh.closed:
+            with suppress(OSError):  # a full disk refuses the flush again: the file goes
+                fh.close()
+        if tmp is not None:
+            with suppress(OSError):
+                os.unlink(tmp)
+        for directory in made:
+            try:
+                directory.rmdir()
+            except OSError:
+                break
+
+
+def _missing(directory: Path) -> list[Path]:
+    """`directory` and those of its parents that do not exist yet, deepest first."""
+    missing = []
+    for path in (directory, *directory.parents):
+        if os.path.lexists(path):
+            break
+        missing.append(path)
+    return missing
 
 
 def _finish(fh: IO[str]) -> None:
@@ -179,36 +233,50 @@ def _finish(fh: IO[str]) -> None:
     fh.close()
 
 
+#: A temporary file's name: `.<name>.<8 hex digits>` (see _new_file).
+_TEMPORARY = re.compile(r"\.(?P<name>.+)\.[0-9a-f]{8}")
+
+
+def remove_temporaries(directory: Path, names: Iterable[str]) -> None:
+    """Remove the temporary files of `names` in `directory` that a killed writer left
+    (`.<name>.<8 hex digits>`). Only where no other process writes at the same time (a
+    run's directory, which the run has locked)."""
+    wanted = set(names)
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:  # no such directory yet: nothing left there
+        return
+    for entry in entries:
+        found = _TEMPORARY.fullmatch(entry.name)
+        if found and found["name"] in wanted and not entry.is_dir(follow_symlinks=False):
+            with suppress(OSError):
+                os.unlink(entry.path)
+
+
 def probe_writable(directory: Path) -> None:
     """Make `directory`, create one temporary file in it, and remove both again: a
     DataError now, before long work whose result would be written there, rather than
     after it. Only a real write tells (root passes every permission check, and a
     directory cannot be made under /proc whatever its mode says)."""
-    made = []  # the directories this makes, deepest first, to remove again
-    for parent in (directory, *directory.parents):
-        if os.path.lexists(parent):
-            break
-        made.append(parent)
-    fh, tmp = _temp(directory / "probe")
-    fh.close()
-    Path(tmp).unlink(missing_ok=True)
-    for path in made:
-        with suppress(OSError):
-            path.rmdir()
+    temp = _Temporary(directory / "probe")
+    try:
+        temp.create()
+    finally:
+        temp.discard()
 
 
 def write_text_atomic(path: Path, text: str | Iterable[str]) -> None:
     """Write `text` (a string, or its pieces in order, e.g. lines made as they are
     written) to a temporary file beside `path` and rename it into place."""
-    fh, tmp = _temp(path)
+    temp = _Temporary(path)
     try:
-        with writing(path.parent), fh:
+        fh = temp.create()
+        with writing(path.parent):
             for chunk in (text,) if isinstance(text, str) else text:
                 fh.write(_utf8_safe(chunk))
-            _finish(fh)
-            os.replace(tmp, path)
+            temp.keep()
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        temp.discard()
         raise
 
 
@@ -225,11 +293,16 @@ class AtomicLines:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._temp: _Temporary | None = None
         self._fh: IO[str] | None = None
-        self._tmp: str | None = None
 
     def __enter__(self) -> AtomicLines:
-        self._fh, self._tmp = _temp(self.path)
+        temp = self._temp = _Temporary(self.path)
+        try:
+            self._fh = temp.create()
+        except BaseException:
+            temp.discard()
+            raise
         return self
 
     def write(self, row: Mapping[str, Any]) -> None:
@@ -246,20 +319,15 @@ class AtomicLines:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        fh, tmp = self._fh, self._tmp
-        self._fh = self._tmp = None
-        if fh is None or tmp is None:
+        temp, self._temp, self._fh = self._temp, None, None
+        if temp is None:
             return
         try:
             if exc_type is None:
-                with writing(self.path.parent):
-                    _finish(fh)
-                    os.replace(tmp, self.path)
-            else:
-                with suppress(OSError):
-                    fh.close()
+                with stopping.held(), writing(self.path.parent):
+                    temp.keep()
         finally:
-            Path(tmp).unlink(missing_ok=True)
+            temp.discard()
 
 
 class StagedLines:
@@ -287,46 +355,49 @@ class Staging:
     ```
     `commit` removes the `stale` files first, then renames the new files in the order they
     were staged (the last one is the one a reader trusts: summary.json). Leaving the block
-    without a commit, or with an exception, removes the temporary files and changes nothing.
+    without a commit, or with an exception, removes the temporary files (and `directory`
+    when it made it) and changes nothing.
     """
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
-        self._staged: list[tuple[Path, str, IO[str]]] = []
-        self._committed = False
+        self._staged: list[_Temporary] = []
 
     def __enter__(self) -> Staging:
         return self
 
+    def _stage(self, name: str) -> IO[str]:
+        temp = _Temporary(self.directory / name)
+        self._staged.append(temp)  # before it is made: leaving the block removes it
+        return temp.create()
+
     def lines(self, name: str) -> StagedLines:
-        fh, tmp = _temp(self.directory / name)
-        self._staged.append((self.directory / name, tmp, fh))
-        return StagedLines(fh, self.directory)
+        return StagedLines(self._stage(name), self.directory)
 
     def text(self, name: str, text: str | Iterable[str]) -> None:
         """Stage `name` with `text`, or with the pieces of text it yields, in order."""
-        fh, tmp = _temp(self.directory / name)
-        self._staged.append((self.directory / name, tmp, fh))
+        fh = self._stage(name)
         with writing(self.directory):
             for piece in (text,) if isinstance(text, str) else text:
                 fh.write(_utf8_safe(piece))
 
     def commit(self, *, stale: Iterable[str] = ()) -> None:
-        with writing(self.directory):
+        # Signals held: a stop between two renames would leave files of two scores.
+        with stopping.held(), writing(self.directory):
             self._commit(stale)
 
     def _commit(self, stale: Iterable[str]) -> None:
-        for _, _, fh in self._staged:
-            _finish(fh)
+        for temp in self._staged:
+            assert temp.fh is not None
+            _finish(temp.fh)
         for name in stale:
             (self.directory / name).unlink(missing_ok=True)
         # Whatever the last staged file replaces goes first, so that a crash between two
         # renames never leaves a new file beside the old one that vouches for it.
         if self._staged:
-            self._staged[-1][0].unlink(missing_ok=True)
-        for path, tmp, _ in self._staged:
-            os.replace(tmp, path)
-        self._committed = True
+            self._staged[-1].path.unlink(missing_ok=True)
+        for temp in self._staged:
+            temp.keep()
 
     def __exit__(
         self,
@@ -334,10 +405,7 @@ class Staging:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        for _, tmp, fh in self._staged:
-            if not fh.closed:
-                with suppress(OSError):  # a full disk refuses the flush again: the file goes
-                    fh.close()
-            if not self._committed:
-                Path(tmp).unlink(missing_ok=True)
-        self._staged = []
+        # The last made first: the first one's directory is empty only after the others.
+        staged, self._staged = self._staged, []
+        for temp in reversed(staged):
+            temp.discard()

@@ -1,0 +1,248 @@
+"""A stop asked by a signal (Ctrl-C's SIGINT, or SIGTERM), kept so that it is never lost.
+
+The command line listens for the whole of a command (`listening`). The first signal stops
+the command as Ctrl-C always has, by raising KeyboardInterrupt where the code is, except:
+
+- inside `held()` (a temporary file made and known, answers flushed, run.json saved): it
+  is raised when the block ends;
+- while `run` runs an event loop: the coroutine's task is cancelled (as asyncio.run's own
+  handler does) and KeyboardInterrupt is raised once it has unwound.
+
+Once the stop is raised, further signals are ignored: the command is saving what it has
+and saying so, which takes milliseconds, and a second Ctrl-C must not cut that short. A
+stop that Python drops (raised inside a `__del__`, which the garbage collector calls at
+any moment, and which Python only reports) is raised again at once; and `check()`, asked
+where a command's phases end, raises a stop that some code swallowed all the same. So a
+stop, once asked, always ends the command with its message and exit status (`asked()`
+says which signal it was).
+
+A library caller that does not listen keeps Python's behaviour: `held` and `check` do
+nothing, and `run` is asyncio.run.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType, TracebackType
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+#: The signals heard as a stop.
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class _State:
+    """What has been heard while listening (one command at a time: the main thread's)."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None  # the first signal heard
+        self.raised = False  # the stop has been raised (or the task cancelled)
+        self.holding = 0  # depth of `held` blocks
+        self.waiting = False  # a signal came inside a `held` block
+        self.lost = False  # a raised stop that Python dropped: raise it again
+        self.cancel: Callable[[], None] | None = None  # `run`'s, while its loop runs
+
+
+_STATE = _State()
+
+
+def asked() -> int | None:
+    """The signal that asked the command to stop (signal.SIGINT or SIGTERM), or None."""
+    return _STATE.signum
+
+
+def check() -> None:
+    """KeyboardInterrupt when a stop was asked: one that some code swallowed is raised
+    here, where a phase of the command ends."""
+    if _STATE.signum is not None and not _STATE.holding:
+        _STATE.raised = True
+        raise KeyboardInterrupt
+
+
+def winding_down() -> None:
+    """The command is ending (its message is being shown): signals from now on are
+    ignored."""
+    _STATE.raised = True
+
+
+def _stop() -> None:
+    _STATE.raised = True
+    cancel = _STATE.cancel
+    if cancel is not None:
+        cancel()
+        return
+    raise KeyboardInterrupt
+
+
+def _heard(signum: int, frame: FrameType | None) -> None:
+    """The handler of SIGINT and SIGTERM while listening."""
+    state = _STATE
+    if state.signum is None:
+        state.signum = signum
+    if state.raised and not state.lost:
+        return  # stopping already: saving what it has
+    if _finalizing(frame):
+        # Python drops a KeyboardInterrupt raised in a __del__: the stop is heard again
+        # from outside, until it comes outside one.
+        _again(signum)
+        return
+    state.lost = False
+    if state.holding:
+        state.waiting = True
+        return
+    _stop()
+
+
+def _again(signum: int) -> None:
+    """Send `signum` to the main thread again every 10 ms (from a thread: one sent from
+    the handler would come inside it) until the handler has raised the stop (`lost`
+    cleared)."""
+    if _STATE.lost:
+        return  # already coming again
+    _STATE.lost = True
+    state = _STATE
+
+    main = threading.main_thread().ident
+    assert main is not None
+
+    def again() -> None:
+        while state.lost:
+            time.sleep(0.01)
+            if state.lost:  # a signal proper: it interrupts a sleep or a wait
+                signal.pthread_kill(main, signum)
+
+    threading.Thread(target=again, name="tfce-stop", daemon=True).start()
+
+
+def _finalizing(frame: FrameType | None) -> bool:
+    """Whether `frame` runs inside a `__del__` (or the hook that reports what one
+    raised), where an exception is reported and dropped, never raised."""
+    while frame is not None:
+        if frame.f_code.co_name == "__del__" or frame.f_code is _hook.__code__:
+            return True
+        frame = frame.f_back
+    return False
+
+
+class _Held:
+    def __enter__(self) -> None:
+        _STATE.holding += 1
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        state = _STATE
+        state.holding -= 1
+        if state.holding or not state.waiting:
+            return
+        state.waiting = False
+        if exc_type is not None:
+            state.raised = True  # the stop leaves with that exception
+            return
+        _stop()
+
+
+def held() -> _Held:
+    """`with held():` a stop asked inside the block is raised when the block ends (when
+    an exception leaves the block, the stop goes with that exception)."""
+    return _Held()
+
+
+def run(make: Callable[[], Awaitable[T]]) -> T:
+    """`asyncio.run(make())`, where a stop cancels the task and is raised as
+    KeyboardInterrupt once it has unwound, even when the coroutine absorbed the
+    cancellation. The loop's garbage (the transports of its closed connections) is
+    collected before this returns, signals held: never later, inside scoring, where a
+    signal that met a transport's `__del__` would be dropped."""
+    import asyncio
+    import gc
+
+    check()  # a stop asked and swallowed before: the requests are not sent
+
+    async def main() -> T:
+        task = asyncio.current_task()
+        loop = asyncio.get_running_loop()
+        assert task is not None
+
+        def cancel() -> None:
+            task.cancel()
+            loop.call_soon_threadsafe(_nothing)  # wake the loop if it waits in select()
+
+        _STATE.cancel = cancel
+        try:
+            return await make()
+        finally:
+            _STATE.cancel = None
+
+    try:
+        result = asyncio.run(main())
+    except asyncio.CancelledError:
+        if _STATE.signum is None:
+            raise
+        raise KeyboardInterrupt from None
+    finally:
+        with held():
+            gc.collect()
+    check()
+    return result
+
+
+def _nothing() -> None:
+    pass
+
+
+#: The unraisable hook that was in place when listening began.
+_previous_hook: Callable[[Any], object] = sys.unraisablehook
+
+
+def _hook(unraisable: Any) -> None:
+    """The unraisable hook while listening: a stop dropped where Python only reports an
+    exception (a weakref callback, a generator closed by the collector) is not reported
+    but heard again, and raised once out of there; anything else is reported as before."""
+    if (
+        _STATE.signum is not None
+        and issubclass(unraisable.exc_type, KeyboardInterrupt)
+        and threading.current_thread() is threading.main_thread()
+    ):
+        _again(_STATE.signum)
+        return
+    _previous_hook(unraisable)
+
+
+@contextmanager
+def listening(*, restore: bool = True) -> Iterator[None]:
+    """SIGINT and SIGTERM heard as a stop (see the module's docstring) until the block
+    ends. A signal set to be ignored (a background job's SIGINT) stays ignored. `restore`:
+    put the handlers back at the end (else they stay, ignoring every signal: the process
+    ends with the block). Outside the main thread, which alone hears signals: nothing."""
+    global _STATE, _previous_hook
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _STATE = _State()
+    previous = {sig: signal.getsignal(sig) for sig in SIGNALS}
+    _previous_hook = hook = sys.unraisablehook
+    for sig, handler in previous.items():
+        if handler is not signal.SIG_IGN:
+            signal.signal(sig, _heard)
+    sys.unraisablehook = _hook
+    try:
+        yield
+    finally:
+        _STATE.lost = False  # nothing is heard again once the block has ended
+        if restore:
+            for sig, handler in previous.items():
+                signal.signal(sig, signal.SIG_DFL if handler is None else handler)
+            sys.unraisablehook = hook
+            _STATE = _State()  # what comes next (a library call) was asked nothing
+        else:
+            winding_down()
