@@ -400,3 +400,67 @@ def test_after_a_command_stopped_in_process_the_library_runs_as_before(
             )
         )
     assert (result.run_dir / "scores.jsonl").read_text(encoding="utf-8") == whole
+
+
+_PROGRAM = """
+import signal, sys
+from tfce_eval.cli import main
+handlers, hook = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)], sys.unraisablehook
+sys.argv = ["tfce-eval", "datasets"]
+try:
+    main()
+except SystemExit as done:
+    print("exit", done.code)
+now = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)]
+print("restored", now == handlers and sys.unraisablehook is hook)
+"""
+
+
+def test_a_program_calling_main_gets_its_handlers_back(tmp_path: Path) -> None:
+    """Only `tfce-eval` or `python -m tfce_eval` is the whole process; a program that
+    calls main() and goes on must hear Ctrl-C as before."""
+    done = subprocess.run(
+        [sys.executable, "-c", _PROGRAM],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=run_env(SECRET),
+        cwd=tmp_path,
+    )
+    assert done.stdout.splitlines()[-2:] == ["exit 0", "restored True"], done.stderr
+
+
+_STUCK = """
+import os, signal, sys, time
+from tfce_eval import stopping
+stopping.FORCE_AFTER_S = float(sys.argv[1])
+with stopping.listening():
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(30)
+    except KeyboardInterrupt:
+        print("stopped", flush=True)
+    # Saving what it has takes long (a pipe nobody reads): a further signal comes.
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(0.5)
+    print("ignored", flush=True)
+"""
+
+
+@pytest.mark.parametrize(
+    ("force_after", "code", "said"), [(0.0, -SIGTERM, "stopped\n"), (60.0, 0, "stopped\nignored\n")]
+)
+def test_a_signal_long_after_the_stop_ends_a_command_stuck_stopping(
+    tmp_path: Path, force_after: float, code: int, said: str
+) -> None:
+    """A second signal right after the first is ignored (the command is saving what it
+    has); one that comes later than FORCE_AFTER_S ends the process by that signal."""
+    done = subprocess.run(
+        [sys.executable, "-c", _STUCK, str(force_after)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=run_env(SECRET),
+        cwd=tmp_path,
+    )
+    assert (done.returncode, done.stdout) == (code, said), done.stderr

@@ -8,8 +8,11 @@ the command as Ctrl-C always has, by raising KeyboardInterrupt where the code is
 - while `run` runs an event loop: the coroutine's task is cancelled (as asyncio.run's own
   handler does) and KeyboardInterrupt is raised once it has unwound.
 
-Once the stop is raised, further signals are ignored: the command is saving what it has
-and saying so, which takes milliseconds, and a second Ctrl-C must not cut that short. A
+Once the stop is raised, further signals are ignored for `FORCE_AFTER_S` seconds: the
+command is saving what it has and saying so, which takes milliseconds, and a second Ctrl-C
+pressed at once must not cut that short. One that comes later ends the process at once by
+that signal (Python's own way), so a command stuck while stopping (writing to a pipe that
+nobody reads) is never left unstoppable. A
 stop that Python drops (raised inside a `__del__`, which the garbage collector calls at
 any moment, and which Python only reports) is raised again at once; and `check()`, asked
 where a command's phases end, raises a stop that some code swallowed all the same. So a
@@ -22,6 +25,7 @@ nothing, and `run` is asyncio.run.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -35,6 +39,8 @@ T = TypeVar("T")
 
 #: The signals heard as a stop.
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: How long after the stop a further signal is ignored; later, it ends the process.
+FORCE_AFTER_S = 2.0
 
 
 class _State:
@@ -43,10 +49,15 @@ class _State:
     def __init__(self) -> None:
         self.signum: int | None = None  # the first signal heard
         self.raised = False  # the stop has been raised (or the task cancelled)
+        self.raised_at = 0.0  # when (time.monotonic())
         self.holding = 0  # depth of `held` blocks
         self.waiting = False  # a signal came inside a `held` block
         self.lost = False  # a raised stop that Python dropped: raise it again
         self.cancel: Callable[[], None] | None = None  # `run`'s, while its loop runs
+
+    def mark_raised(self) -> None:
+        if not self.raised:
+            self.raised, self.raised_at = True, time.monotonic()
 
 
 _STATE = _State()
@@ -61,18 +72,18 @@ def check() -> None:
     """KeyboardInterrupt when a stop was asked: one that some code swallowed is raised
     here, where a phase of the command ends."""
     if _STATE.signum is not None and not _STATE.holding:
-        _STATE.raised = True
+        _STATE.mark_raised()
         raise KeyboardInterrupt
 
 
 def winding_down() -> None:
     """The command is ending (its message is being shown): signals from now on are
-    ignored."""
-    _STATE.raised = True
+    ignored (for `FORCE_AFTER_S`)."""
+    _STATE.mark_raised()
 
 
 def _stop() -> None:
-    _STATE.raised = True
+    _STATE.mark_raised()
     cancel = _STATE.cancel
     if cancel is not None:
         cancel()
@@ -86,6 +97,10 @@ def _heard(signum: int, frame: FrameType | None) -> None:
     if state.signum is None:
         state.signum = signum
     if state.raised and not state.lost:
+        if time.monotonic() - state.raised_at >= FORCE_AFTER_S:
+            # Stopping has taken too long (blocked on a pipe?): die by the signal.
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
         return  # stopping already: saving what it has
     if _finalizing(frame):
         # Python drops a KeyboardInterrupt raised in a __del__: the stop is heard again
@@ -146,7 +161,7 @@ class _Held:
             return
         state.waiting = False
         if exc_type is not None:
-            state.raised = True  # the stop leaves with that exception
+            state.mark_raised()  # the stop leaves with that exception
             return
         _stop()
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import importlib
 import signal
+import sys
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import click
@@ -171,10 +173,11 @@ class _LazyGroup(click.Group):
             formatter.write_dl(rows)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
-        # Called with no arguments, by the `tfce-eval` script or `python -m tfce_eval`,
-        # the command is the process: its handlers stay until it exits, ignoring any
-        # further signal. Called with arguments (click's test runner), they are put back.
-        whole_process = not args and kwargs.get("args") is None
+        # Started as the `tfce-eval` script or `python -m tfce_eval`, the command is the
+        # process: its handlers stay until it exits, so that a signal as it exits is
+        # ignored rather than a traceback. Called by a program that goes on afterwards
+        # (click's test runner, a script catching SystemExit), they are put back.
+        whole_process = not args and kwargs.get("args") is None and _started_as_tfce_eval()
         with stopping.listening(restore=not whole_process):
             return super().main(*args, **kwargs)
 
@@ -199,6 +202,16 @@ class _LazyGroup(click.Group):
             if stopping.asked() is None or isinstance(exc, SystemExit):
                 raise
             raise Interrupted() from exc  # e.g. an event loop's CancelledError
+
+
+def _started_as_tfce_eval() -> bool:
+    """Whether the process was started to run tfce-eval: `__main__` is the `tfce-eval`
+    console script or `python -m tfce_eval`, not a program calling `main()`."""
+    started = sys.modules.get("__main__")
+    spec = getattr(started, "__spec__", None)
+    if spec is not None:
+        return bool(spec.name == "tfce_eval.__main__")
+    return Path(getattr(started, "__file__", None) or "").name == "tfce-eval"
 
 
 @click.group(
