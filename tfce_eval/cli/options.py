@@ -210,7 +210,8 @@ def timeout_option(func: F) -> F:
     )(func)
 
 
-_SPLIT_HELP = (
+#: What --split does wherever a retrieval or QA dataset is read.
+SPLIT_HELP = (
     "The split (a file stem for Telco-Retrieve; train/dev/test for QASPER-RAG). "
     "Default: test when there is one, else the only one."
 )
@@ -220,47 +221,29 @@ def split_option(func: F) -> F:
     """--split: which split of a retrieval or QA dataset to read."""
     return click.option(
         "--split",
-        help=_SPLIT_HELP,
+        help=SPLIT_HELP,
     )(func)
 
 
-#: What --split and --corpus do for each command that reads a retrieval or QA dataset.
-SPLIT_HELP: dict[str, tuple[str, str]] = {
-    "retrieve": (
-        "The split whose queries are ranked (train/dev/test for QASPER-RAG). "
-        "Default: test when there is one, else the only one.",
-        "Which corpus of a chunk-span dataset is ranked: documents (default) or documents_coref.",
-    ),
-    "score": (
-        _SPLIT_HELP,
-        "retrieval: which corpus of a chunk-span dataset the run ranked, whose chunks "
-        "the gold spans judge: documents (default) or documents_coref.",
-    ),
-    "validate": (
-        _SPLIT_HELP,
-        "retrieval: which corpus of a chunk-span dataset is checked: documents "
-        "(default) or documents_coref.",
-    ),
-}
+def split_options(split_help: str, corpus_help: str) -> Callable[[F], F]:
+    """--split, --corpus, --qrels: which part of a retrieval or QA dataset to read, the
+    first two said as the command uses them."""
 
+    def decorate(func: F) -> F:
+        decorators = [
+            click.option("--split", help=split_help),
+            click.option("--corpus", help=corpus_help),
+            click.option(
+                "--qrels",
+                type=click.Path(path_type=Path, dir_okay=False, exists=True),
+                help="A TREC qrels file (qid 0 docid rel) replacing the dataset's judgements.",
+            ),
+        ]
+        for decorator in reversed(decorators):
+            func = decorator(func)
+        return func
 
-def split_options(func: F) -> F:
-    """--split, --corpus, --qrels: which part of a retrieval or QA dataset to read, each
-    said as the command uses it (SPLIT_HELP, by the name of its function: `score` for
-    `score_command`; a command missing there stops the import)."""
-    split_help, corpus_help = SPLIT_HELP[func.__name__.removesuffix("_command")]
-    decorators = [
-        click.option("--split", help=split_help),
-        click.option("--corpus", help=corpus_help),
-        click.option(
-            "--qrels",
-            type=click.Path(path_type=Path, dir_okay=False, exists=True),
-            help="A TREC qrels file (qid 0 docid rel) replacing the dataset's judgements.",
-        ),
-    ]
-    for decorator in reversed(decorators):
-        func = decorator(func)
-    return func
+    return decorate
 
 
 def task_option(func: F) -> F:

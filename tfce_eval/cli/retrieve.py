@@ -68,7 +68,11 @@ class StageProgress:
     metavar="DIR|builtin:NAME",
     help="A retrieval dataset (QASPER-RAG, BEIR or chunk-span layout).",
 )
-@split_options
+@split_options(
+    "The split whose queries are ranked (train/dev/test for QASPER-RAG). "
+    "Default: test when there is one, else the only one.",
+    "Which corpus of a chunk-span dataset is ranked: documents (default) or documents_coref.",
+)
 @click.option(
     "--method",
     type=click.Choice(["bm25"]),

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from tfce_eval.cli.options import (
+    SPLIT_HELP,
     category_option,
     check_options,
     data_options,
@@ -44,7 +45,11 @@ DATASET_RUN = "dataset"
 @click.argument("files", metavar="FILE...", nargs=-1, required=True)
 @data_options
 @task_option
-@split_options
+@split_options(
+    SPLIT_HELP,
+    "retrieval: which corpus of a chunk-span dataset the run ranked, whose chunks "
+    "the gold spans judge: documents (default) or documents_coref.",
+)
 @click.option(
     "--measures",
     metavar='"M@k ..."',

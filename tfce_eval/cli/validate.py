@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from tfce_eval.cli.options import (
+    SPLIT_HELP,
     data_options,
     refuse_other_tasks_options,
     split_options,
@@ -22,7 +23,11 @@ from tfce_eval.words import counted
 @click.command("validate")
 @data_options
 @task_option
-@split_options
+@split_options(
+    SPLIT_HELP,
+    "retrieval: which corpus of a chunk-span dataset is checked: documents "
+    "(default) or documents_coref.",
+)
 @click.option(
     "--functions",
     "functions_dir",
