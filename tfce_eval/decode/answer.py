@@ -18,8 +18,8 @@ model text.
   other block types are ignored), OpenAI Responses objects and `output` items
   (`function_call` items win over message text);
 - plain lists of `{"name", "arguments"|"parameters"|"input"}` and BFCL's `[{"f": {args}}]`;
-  a block typed as a call ("function", "tool_use", "function_call") that holds none, or
-  whose type is not a string, is a parse_error, never dropped;
+  a block typed as a call ("function", "tool_use", "function_call") that holds none is a
+  parse_error, never dropped (a `type` that is not a string types nothing);
 - SDK objects (anything with `model_dump()`) and `Call` records;
 - text (see below).
 
@@ -328,9 +328,7 @@ class _Decoder:
 
     def maybe_call(self, d: Mapping[str, Any]) -> Call | None:
         """The call a dict holds, or None when it has no call shape."""
-        kind = d.get("type")
-        if not isinstance(kind, str | None):  # JSON in text: data unless call-shaped
-            kind = ""
+        kind = block_kind(d)
         if kind in _CALL_TYPES or is_map(d.get("function")):
             return self.call(d)
         if isinstance(d.get("name"), str) and "role" not in d and kind in (None, "function"):
