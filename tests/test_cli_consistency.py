@@ -312,3 +312,15 @@ def test_validate_ends_with_one_form_of_summary(
     assert found.group(1) == task
     name = "builtin:tfce" if not args else args[1]
     assert last.startswith(f"{task} dataset {name}: {size}")
+
+
+def test_validate_shows_a_split_named_with_a_control_character_as_its_escape(
+    tmp_path: Path,
+) -> None:
+    from retrieval_fixtures import sample_beir
+
+    root = sample_beir(tmp_path / "beir")
+    (root / "qrels" / "train.tsv").rename(root / "qrels" / "tr\x1b[2Jain.tsv")
+    said = invoke("validate", "--data", root, code=0).output
+    assert "\x1b" not in said
+    assert "tr\\x1b[2Jain 1" in unfold(said)

@@ -120,11 +120,8 @@ def dataset():
     return load_dataset(DATA)
 
 
-@pytest.fixture(scope="module")
-def whole(dataset, tmp_path_factory, monkeypatch_module):
-    """The scores of the run never stopped."""
-    out = tmp_path_factory.mktemp("whole")
-    monkeypatch_module.setenv("OPENAI_API_KEY", SECRET)
+def _run_never_stopped(dataset, out: Path) -> str:
+    """scores.jsonl of a run (the library's) against the loopback server, never stopped."""
     with FakeServer(FakeConfig(dataset)) as srv:
         result = run_eval(
             RunConfig(
@@ -136,6 +133,14 @@ def whole(dataset, tmp_path_factory, monkeypatch_module):
             )
         )
     return (result.run_dir / "scores.jsonl").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def whole(dataset, tmp_path_factory, monkeypatch_module):
+    """The scores of the run never stopped."""
+    out = tmp_path_factory.mktemp("whole")
+    monkeypatch_module.setenv("OPENAI_API_KEY", SECRET)
+    return _run_never_stopped(dataset, out)
 
 
 @pytest.fixture(scope="module")
@@ -389,17 +394,7 @@ def test_after_a_command_stopped_in_process_the_library_runs_as_before(
     assert stopped.exit_code == 143, stopped.output
     assert {sig: signal.getsignal(sig) for sig in (SIGINT, SIGTERM)} == handlers
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    with FakeServer(FakeConfig(dataset)) as srv:
-        result = run_eval(
-            RunConfig(
-                model="openai/fake-model",
-                base_url=srv.base_url,
-                data=DATA,
-                out=tmp_path,
-                check=CheckMode.AST,
-            )
-        )
-    assert (result.run_dir / "scores.jsonl").read_text(encoding="utf-8") == whole
+    assert _run_never_stopped(dataset, tmp_path) == whole
 
 
 _PROGRAM = """

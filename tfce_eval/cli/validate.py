@@ -156,8 +156,9 @@ _GLUE = "\x01"
 
 
 def _size(total: int, noun: str, counts: dict[str, int]) -> str:
-    """`24 questions (mc 11, tf 8, open 5)`: the total and its parts, none left out."""
-    parts = ", ".join(f"{name}{_GLUE}{n}" for name, n in counts.items() if n)
+    """`24 questions (mc 11, tf 8, open 5)`: the total and its parts, none left out
+    (a split's name, from a file's, shown as every name is)."""
+    parts = ", ".join(f"{shown(name)}{_GLUE}{n}" for name, n in counts.items() if n)
     plural = "queries" if noun == "query" else f"{noun}s"
     return counted(total, noun, plural).replace(" ", _GLUE) + (f" ({parts})" if parts else "")
 
