@@ -841,7 +841,7 @@ def test_an_unasked_parameter_of_the_wrong_type_ranks_with_type_errors() -> None
 def test_the_ground_truth_as_an_answer_keeps_a_required_parameter_it_may_omit() -> None:
     # BFCL's [1, ""] for a required parameter: the answer made of the ground truth (the
     # dataset self-check) must still give it, or every such item is called unwinnable.
-    from tfce_eval.check.item import truth_as_answer
+    from tfce_eval.check.truth import truth_as_answer
 
     may_omit = {"a": ExpectedParam((1,), may_omit=True), "b": ExpectedParam((2,), may_omit=True)}
     expected = ExpectedCall("f", may_omit)
@@ -902,7 +902,7 @@ def test_a_failing_record_shows_a_parameter_that_may_be_left_out_with_its_blank(
     expected = ExpectedCall(
         "bands", {"bands": ExpectedParam(([1, 2],)), "meta": ExpectedParam((5,), may_omit=True)}
     )
-    from tfce_eval.check.item import answer_and_truth
+    from tfce_eval.check.truth import answer_and_truth
 
     shown = answer_and_truth(make_item([BANDS], [expected]), calls(("bands", {"bands": [3]})))
     assert shown["expected"] == [{"name": "bands", "arguments": {"bands": [1, 2], "meta": [5, ""]}}]

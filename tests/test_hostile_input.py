@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from tfce_eval.check.item import answer_and_truth, check_item
+from tfce_eval.check.item import check_item
+from tfce_eval.check.truth import answer_and_truth
 from tfce_eval.decode.answer import decode_output
 from tfce_eval.model import (
     Category,

@@ -21,10 +21,10 @@ from tests.messages import unfold
 from tfce_eval.cli import main
 from tfce_eval.dataset.load import load_dataset
 from tfce_eval.errors import DataError, HarnessError
+from tfce_eval.scoring.encoding import dumps, dumps_strict
 from tfce_eval.scoring.options import CheckMode, ScoreOptions
 from tfce_eval.scoring.rundir import index_outputs, read_scores
 from tfce_eval.scoring.score import score_outputs
-from tfce_eval.scoring.writing import dumps, dumps_strict
 
 REPO = Path(__file__).resolve().parents[1]
 AST = ScoreOptions(check=CheckMode.AST)

@@ -33,7 +33,7 @@ def call_command(text: str, functions_dir: Path | None, exec_timeout: float) -> 
     and print its result as JSON."""
     from tfce_eval.exec.call import call_function
     from tfce_eval.exec.records import ExecOptions, default_functions_dir
-    from tfce_eval.scoring.writing import dumps_strict
+    from tfce_eval.scoring.encoding import dumps_strict
 
     directory = functions_dir or default_functions_dir(None)
     if directory is None:

@@ -22,6 +22,7 @@ from tfce_eval.decode.limits import (
     too_many,
 )
 from tfce_eval.decode.pyliteral import LiteralError, parse_calls, parse_literal
+from tfce_eval.decode.template_calls import RawCall
 from tfce_eval.model import Call
 
 _CALL_LIST_KEYS = ("tool_calls", "calls", "function_calls")
@@ -196,7 +197,7 @@ class TextDecoder:
             return self.python(body, where)
         raise DecodeError(f"{where}: the tag holds neither a JSON call nor a call like f(a=1)")
 
-    def raw_call(self, raw: templates.RawCall) -> Call:
+    def raw_call(self, raw: RawCall) -> Call:
         """A call read from a template syntax: JSON arguments, or XML parameters whose
         values are JSON when they parse as JSON and strings otherwise."""
         try:

@@ -34,7 +34,7 @@ from tfce_eval.qa.judge import (
     response_sha256,
 )
 from tfce_eval.qa.lexical import exact_match, normalize_answer, token_f1
-from tfce_eval.qa.loader import choose_split, load_telco, split_files, validate_qa
+from tfce_eval.qa.loader import load_telco, validate_qa
 from tfce_eval.qa.paired import paired_data
 from tfce_eval.qa.predictions import (
     MAX_DEPTH,
@@ -56,6 +56,7 @@ from tfce_eval.qa.scoring import (
     score_predictions,
     score_predictions_async,
 )
+from tfce_eval.qa.splits import choose_split, split_files
 from tfce_eval.scoring.options import MissingMode
 
 __all__ = [

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tfce_eval.errors import DataError
 from tfce_eval.jsonl import JsonRefused, parse_json
-from tfce_eval.qa.loader import split_files
+from tfce_eval.qa.splits import split_files
 
 #: How much of a JSON split file is looked at.
 _PEEK = 65_536

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tfce_eval.dataset.paths import builtin_dir, recorded
-from tfce_eval.errors import DataError, UsageError
+from tfce_eval.errors import DataError
 from tfce_eval.jsonl import JsonLines, JsonRefused, parse_json, read_document
 from tfce_eval.model import Finding, Level, TaskKind
 from tfce_eval.qa.items import (
@@ -28,8 +28,8 @@ from tfce_eval.qa.items import (
     parse_canonical_source,
 )
 from tfce_eval.qa.options import find_label, read_option, squash
+from tfce_eval.qa.splits import choose_split
 
-_SUFFIXES = (".json", ".jsonl", ".ndjson")
 _TYPE_ALIASES = {
     "mc": AnswerType.MC,
     "multiple_choice": AnswerType.MC,
@@ -40,53 +40,6 @@ _TYPE_ALIASES = {
     "open_ended": AnswerType.OPEN,
 }
 _TRUE_FALSE = {"true": "true", "false": "false"}
-
-
-def split_files(path: Path) -> dict[str, Path]:
-    """The split files of a dataset directory (or the one file given), keyed by stem."""
-    if path.is_file():
-        return {path.stem: path}
-    if not path.is_dir():
-        raise DataError(
-            "no such file or directory", path=str(path), hint="give a split file or its directory"
-        )
-    found = {
-        p.stem: p
-        for p in sorted(path.iterdir())
-        if p.is_file() and p.suffix.lower() in _SUFFIXES and not p.name.startswith(".")
-    }
-    if not found:
-        raise DataError(
-            "no split files (*.json, *.jsonl) in this directory",
-            path=str(path),
-            hint="point --data at the directory holding the Telco-Retrieve QnA split files",
-        )
-    return found
-
-
-def choose_split(path: Path, split: str | None) -> tuple[str, Path]:
-    """The (stem, file) `split` names: an exact stem, else the one stem it begins or ends."""
-    files = split_files(path)
-    stems = ", ".join(sorted(files))
-    if split is None:
-        if len(files) == 1:
-            return next(iter(files.items()))
-        raise DataError(
-            f"{len(files)} split files; choose one",
-            path=str(path),
-            hint=f"give --split with one of: {stems}",
-        )
-    if split in files:
-        return split, files[split]
-    near = [s for s in files if s.endswith("_" + split) or s.startswith(split + "_")]
-    if len(near) == 1:
-        return near[0], files[near[0]]
-    # An option naming nothing there is a usage error (exit 2), as for retrieval datasets.
-    raise UsageError(
-        f"{path} has no split {split!r}"
-        + (" (several stems fit)" if near else "")
-        + f"; its splits: {stems}"
-    )
 
 
 class _Source:

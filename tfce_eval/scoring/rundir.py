@@ -24,6 +24,7 @@ from tfce_eval.errors import DataError
 from tfce_eval.jsonl import JsonLines, JsonRefused, parse_json
 from tfce_eval.jsonl import read_json as read_json_document
 from tfce_eval.model import Category, ErrorCode, ScoreRecord, TaskKind
+from tfce_eval.scoring.encoding import dumps
 from tfce_eval.scoring.keeper import Keeper
 from tfce_eval.scoring.outputs import (
     ANSWER_KEYS,
@@ -32,13 +33,7 @@ from tfce_eval.scoring.outputs import (
     is_request_error,
     json_object,
 )
-from tfce_eval.scoring.writing import (
-    AtomicLines,
-    Staging,
-    dumps,
-    write_json,
-    write_text_atomic,
-)
+from tfce_eval.scoring.writing import AtomicLines, Staging, write_json, write_text_atomic
 from tfce_eval.words import article
 
 __all__ = [

@@ -25,13 +25,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tfce_eval.check.item import answer_and_truth, check_item, truth_as_answer
+from tfce_eval.check.item import check_item
+from tfce_eval.check.truth import answer_and_truth, truth_as_answer
 from tfce_eval.dataset.load import Dataset
 from tfce_eval.dataset.paths import recorded
 from tfce_eval.decode.answer import decode_output
 from tfce_eval.errors import DataError, HarnessError, TfceError
 from tfce_eval.model import CATEGORY_ORDER, DecodeResult, ErrorCode, Item, ScoreRecord, Verdict
 from tfce_eval.schema.wire import name_map
+from tfce_eval.scoring.encoding import dumps_strict
 from tfce_eval.scoring.keeper import Keeper
 from tfce_eval.scoring.noticed import Noticed
 from tfce_eval.scoring.options import CheckMode, MissingMode, ScoreOptions
@@ -43,7 +45,7 @@ from tfce_eval.scoring.outputs import (
 )
 from tfce_eval.scoring.rundir import REPORT_HTML, REPORT_MD, SCORES, SUMMARY, RunDir
 from tfce_eval.scoring.summary import UsageStats, exec_skipped, summarize
-from tfce_eval.scoring.writing import Staging, dumps_strict
+from tfce_eval.scoring.writing import Staging
 from tfce_eval.words import counted, listed
 
 if TYPE_CHECKING:
@@ -370,10 +372,7 @@ def score_outputs(
         _score_items(items, index, options, executor, usage, out, keeper, noticed)
         records = keeper.records
         extra: dict[str, Any] = dict(options.to_json())
-        extra["dataset"] = {
-            "path": recorded(dataset.root),
-            "sha256": dataset.sha256,
-        }
+        extra["dataset"] = {"path": recorded(dataset.root), "sha256": dataset.sha256}
         extra["outputs"] = index.describe()
         extra["missing"] = {
             "mode": str(options.missing),

@@ -1,0 +1,61 @@
+"""The split files of a Telco-Retrieve QnA dataset, and choosing one by name.
+
+A dataset directory holds one or more split files side by side (`*.json`, `*.jsonl`,
+`*.ndjson`); a split is named by file stem, and `set_105` also finds
+`3gpp_question_set_105.json`, as the dataset card names its configs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tfce_eval.errors import DataError, UsageError
+
+_SUFFIXES = (".json", ".jsonl", ".ndjson")
+
+
+def split_files(path: Path) -> dict[str, Path]:
+    """The split files of a dataset directory (or the one file given), keyed by stem."""
+    if path.is_file():
+        return {path.stem: path}
+    if not path.is_dir():
+        raise DataError(
+            "no such file or directory", path=str(path), hint="give a split file or its directory"
+        )
+    found = {
+        p.stem: p
+        for p in sorted(path.iterdir())
+        if p.is_file() and p.suffix.lower() in _SUFFIXES and not p.name.startswith(".")
+    }
+    if not found:
+        raise DataError(
+            "no split files (*.json, *.jsonl) in this directory",
+            path=str(path),
+            hint="point --data at the directory holding the Telco-Retrieve QnA split files",
+        )
+    return found
+
+
+def choose_split(path: Path, split: str | None) -> tuple[str, Path]:
+    """The (stem, file) `split` names: an exact stem, else the one stem it begins or ends."""
+    files = split_files(path)
+    stems = ", ".join(sorted(files))
+    if split is None:
+        if len(files) == 1:
+            return next(iter(files.items()))
+        raise DataError(
+            f"{len(files)} split files; choose one",
+            path=str(path),
+            hint=f"give --split with one of: {stems}",
+        )
+    if split in files:
+        return split, files[split]
+    near = [s for s in files if s.endswith("_" + split) or s.startswith(split + "_")]
+    if len(near) == 1:
+        return near[0], files[near[0]]
+    # An option naming nothing there is a usage error (exit 2), as for retrieval datasets.
+    raise UsageError(
+        f"{path} has no split {split!r}"
+        + (" (several stems fit)" if near else "")
+        + f"; its splits: {stems}"
+    )
