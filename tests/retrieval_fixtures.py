@@ -15,8 +15,19 @@ Row = Mapping[str, Any]
 
 
 def write_table(path: Path, rows: Sequence[Row], fmt: str = "jsonl") -> Path:
-    """Rows as `<path>.jsonl` or `<path>.parquet` (pyarrow infers the schema)."""
+    """Rows as `<path>.jsonl` or `<path>.parquet` (pyarrow infers the schema); `json`: a
+    JSON array in `<path>.json`; `json-lines`: JSON Lines in `<path>.json`, as Hugging
+    Face's json loader reads them."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "json":
+        target = path.with_name(path.name + ".json")
+        target.write_text(json.dumps(list(rows), ensure_ascii=False, indent=1), encoding="utf-8")
+        return target
+    if fmt == "json-lines":
+        target = path.with_name(path.name + ".json")
+        lines = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+        target.write_text(lines, encoding="utf-8")
+        return target
     if fmt == "parquet":
         import pyarrow as pa
         import pyarrow.parquet as pq

@@ -25,7 +25,7 @@ from tfce_eval.model import Level
 from tfce_eval.retrieval import Layout, detect_layout, load_retrieval, validate_retrieval
 
 
-@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet", "json", "json-lines"])
 def test_hf_layout_reads_every_part(tmp_path: Path, fmt: str) -> None:
     root = sample_hf(tmp_path / "ds", fmt)
     assert detect_layout(root) is Layout.HF

@@ -413,16 +413,24 @@ def test_a_run_scored_without_data_says_what_to_give(tmp_path: Path) -> None:
     assert "TREC run" in result.output and "--data" in result.output
 
 
+@pytest.mark.parametrize("shape", ["jsonl", "array", "array on one line"])
 def test_bfcl_layout_with_question_files_at_the_top_is_function_calling(
-    tmp_path: Path,
+    tmp_path: Path, shape: str
 ) -> None:
-    """BFCL's own data/ folder: BFCL_v3_<category>.json beside possible_answer/."""
+    """BFCL's own data/ folder: BFCL_v3_<category>.json beside possible_answer/, the
+    question files as JSON Lines or as a JSON array (pretty-printed, or on one line)."""
     repo = Path(__file__).resolve().parents[1]
     data = tmp_path / "data"
     (data / "possible_answer").mkdir(parents=True)
     for source in sorted((repo / "questions").glob("*.jsonl")):
         name = f"BFCL_v3_{source.stem}.json"
-        shutil.copy(source, data / name)
+        if shape == "jsonl":
+            shutil.copy(source, data / name)
+        else:
+            records = [json.loads(line) for line in source.read_text("utf-8").splitlines()]
+            indent = 2 if shape == "array" else None
+            text = json.dumps(records, ensure_ascii=False, indent=indent)
+            (data / name).write_text(text, encoding="utf-8")
         answers = repo / "answers" / source.name
         if answers.exists():
             shutil.copy(answers, data / "possible_answer" / name)

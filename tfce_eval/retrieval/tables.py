@@ -17,9 +17,13 @@ from tfce_eval.errors import DataError
 from tfce_eval.jsonl import JsonLines, JsonRefused, parse_json, read_document
 from tfce_eval.model import Finding, Level, writable
 from tfce_eval.retrieval.records import Origin
+from tfce_eval.retrieval.textfiles import BOM, open_bytes
 
 #: The suffixes of the data files a layout's directories may hold.
 DATA_SUFFIXES = (".parquet", ".jsonl", ".json")
+
+#: How much of a `.json` file is read at a time to find its first character.
+_PEEK = 4096
 
 #: How many problems with the same message one file reports before they are counted.
 SAME_PROBLEM_LIMIT = 10
@@ -117,10 +121,28 @@ def iter_rows(
     """The objects of a data file in file order; problems for what cannot be read."""
     if path.name.endswith(".parquet"):
         yield from _parquet_rows(path, problems, columns)
-    elif path.name.endswith(".jsonl"):
+    elif path.name.endswith(".jsonl") or not _opens_array(path):
+        # Hugging Face's json loader reads JSON Lines from `.json` files too: what the file
+        # begins with decides, as for function-calling datasets.
         yield from _jsonl_rows(path, problems)
     else:
         yield from _json_rows(path, problems)
+
+
+def _opens_array(path: Path) -> bool:
+    """Whether a `.json` file begins with "[" (a JSON array of rows), or holds nothing but
+    white space or cannot be read (the array reader reports both): else it is JSON Lines."""
+    try:
+        with open_bytes(path) as handle:
+            head = handle.read(_PEEK).removeprefix(BOM).lstrip()
+            while not head:
+                block = handle.read(_PEEK)
+                if not block:
+                    return True
+                head = block.lstrip()
+    except (DataError, OSError):
+        return True
+    return head.startswith(b"[")
 
 
 def _parquet_rows(
@@ -187,10 +209,12 @@ def _not_utf8(value: Any) -> bool:
 
 def _jsonl_rows(path: Path, problems: Problems) -> Iterator[tuple[Origin, dict[str, Any]]]:
     name = str(path)
+    fix = "each line must be one JSON object (JSON Lines)"
+    if not path.name.endswith(".jsonl"):
+        fix += ", or the whole file one JSON array of objects"
     try:
         for number, record, refused in JsonLines(path).entries():
             if refused is not None:
-                fix = "each line must be one JSON object (JSON Lines)"
                 problems.add(name, number, *_refusal(refused, fix))
             elif not isinstance(record, dict):
                 problems.add(name, number, "not a JSON object", "each line must be one JSON object")
@@ -208,7 +232,8 @@ def _json_rows(path: Path, problems: Problems) -> Iterator[tuple[Origin, dict[st
         problems.add(name, None, exc.message, exc.hint or "check the file's permissions")
         return
     except JsonRefused as exc:
-        problems.add(name, exc.line, *_refusal(exc, "the file must be a JSON array"))
+        fix = "the file must be a JSON array of objects, or JSON Lines"
+        problems.add(name, exc.line, *_refusal(exc, fix))
         return
     if not isinstance(data, list):
         problems.add(name, None, "not a JSON array", "write the rows as a JSON array of objects")

@@ -11,6 +11,7 @@ shows where each lives.
 from __future__ import annotations
 
 import codecs
+import json
 import os
 import re
 import stat
@@ -223,8 +224,32 @@ def _jsonl_has(path: Path, *alternatives: tuple[str, ...]) -> bool | _Unread:
         if exc.encoding:
             return _Unread(path, f"line 1: {exc.what}", exc.hint)
         if exc.syntax:
-            return False
+            # A JSON array or a pretty-printed record: its first record, from the head.
+            return _first_record_has(path, alternatives)
         return any(all(f'"{k}"'.encode() in first for k in keys) for keys in alternatives)
+    if isinstance(record, list):  # a JSON array on one line
+        record = record[0] if record else None
+    return isinstance(record, dict) and any(all(k in record for k in keys) for keys in alternatives)
+
+
+def _first_record_has(path: Path, alternatives: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether the first record of a file that is a JSON array, or pretty-printed records,
+    has all the keys of one alternative: read from the file's first MiB (its keys as text
+    when the record goes on past it, or holds what `json` refuses, like a huge integer)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(_CHUNK)
+    except OSError:
+        return False
+    text = head.removeprefix(codecs.BOM_UTF8).decode("utf-8", errors="replace").lstrip()
+    if text.startswith("["):
+        text = text[1:].lstrip()
+    if not text.startswith("{"):
+        return False
+    try:
+        record, _ = json.JSONDecoder().raw_decode(text)
+    except (ValueError, RecursionError):
+        return any(all(f'"{k}"' in text for k in keys) for keys in alternatives)
     return isinstance(record, dict) and any(all(k in record for k in keys) for keys in alternatives)
 
 
