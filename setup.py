@@ -2,7 +2,9 @@
 
 The dataset lives at the top of the repository, where dataset authors edit it; a plain
 `pip install .` copies it to `tfce_eval/data/` so that the installed command finds it.
-An editable install reads it from the repository directly (see tfce_eval/paths.py).
+An editable install reads it from the repository directly (see
+tfce_eval/dataset/paths.py). MANIFEST.in puts the three folders in the source
+distribution, so that a wheel built from it (`python -m build`) holds them too.
 """
 
 import shutil
@@ -16,6 +18,10 @@ DATA_DIRS = ("questions", "answers", "functions")
 
 class BuildWithData(build_py):
     def run(self) -> None:
+        if not self.editable_mode:
+            # A build directory kept from an earlier build (`pip install .` builds in the
+            # tree) may hold modules and data files removed since: start it afresh.
+            shutil.rmtree(Path(self.build_lib) / "tfce_eval", ignore_errors=True)
         super().run()
         if self.editable_mode:
             return
@@ -27,7 +33,6 @@ class BuildWithData(build_py):
                 shutil.copytree(
                     src,
                     target / name,
-                    dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
                 )
 

@@ -32,6 +32,16 @@ def test_load_retrieval_takes_the_builtin_name_and_is_named_by_it() -> None:
     assert not [f for f in validate_retrieval("builtin:qasper-rag") if f.level is Level.ERROR]
 
 
+def test_a_builtin_retrieval_dataset_records_its_gold_by_builtin_name() -> None:
+    """Summaries and run.json name a built-in dataset's gold as `builtin:NAME/FILE`, not
+    where this install keeps it, as they name the dataset itself."""
+    described = load_retrieval("builtin:qasper-rag").describe()
+    assert described["path"] == "builtin:qasper-rag"
+    assert described["qrels"] == "builtin:qasper-rag/qrels/test.jsonl"
+    spans = load_retrieval("builtin:conditionalqa").describe()
+    assert spans["qrels"] == "spans in builtin:conditionalqa/queries/test.jsonl"
+
+
 def test_load_dataset_takes_the_builtin_name() -> None:
     assert load_dataset("builtin:tfce").sha256 == load_dataset().sha256
 

@@ -60,6 +60,9 @@ def test_datasets_lists_every_builtin_with_counts() -> None:
     assert rows["builtin:telco-qna"]["counts"]["questions"] == 24
     assert rows["builtin:qasper-rag"]["counts"]["chunks"] >= 100
     assert rows["builtin:conditionalqa"]["task"] == "retrieval"
+    # A retrieval size names the split its queries are of (validate counts every split).
+    queries = rows["builtin:qasper-rag"]["counts"]["queries"]
+    assert rows["builtin:qasper-rag"]["size"].startswith(f"{queries} test queries, ")
     table = invoke("datasets").output
     assert all(len(line) <= 80 for line in table.splitlines())
     assert all(line == line.rstrip() for line in table.splitlines())  # no trailing spaces

@@ -8,7 +8,7 @@ iterated (`iter_corpus`). Nothing here writes.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,6 +68,9 @@ class RetrievalDataset:
     #: The --qrels file given, as a summary records it (absolute: a report made from
     #: another directory reads it again).
     qrels_file: str | None = None
+    #: `qrels_source` as a summary records it: a built-in dataset's files as
+    #: `builtin:NAME/FILE`, not where this install keeps them.
+    qrels_recorded: str = ""
 
     @property
     def root(self) -> Path:
@@ -134,9 +137,15 @@ class RetrievalDataset:
             "corpus": self.corpus_name,
             "queries": len(self.queries),
             "gold_queries": len(self.gold_queries()),
-            "qrels": self.qrels_file or self.qrels_source,
+            "qrels": self.qrels_file or self.qrels_recorded or self.qrels_source,
             "gold_sha256": self.gold_sha256(),
         }
+
+
+def _gold_source(paths: Iterable[Path], spans: bool, show: Callable[[Path], str | None]) -> str:
+    """Where the judgements come from, each file shown by `show`."""
+    listed = ", ".join(show(p) or "" for p in paths)
+    return f"spans in {listed}" if spans else listed
 
 
 def load_retrieval(
@@ -182,20 +191,22 @@ def read_dataset(
     chunk_spans: dict[str, Span] = {}
     gold: Qrels
     qrel_origins: QrelOrigins = {}
+    sources: tuple[Path, ...] = tuple(files.qrels)  # where the judgements come from
+    spans = qrels is None and files.layout is Layout.CHUNK_SPAN
     if qrels is not None:
         gold, qrel_origins = read_trec_qrels(Path(qrels), problems, texts, refused)
-        source = str(qrels)
+        sources = (Path(qrels),)
     elif files.layout is Layout.CHUNK_SPAN:
         chunk_spans = read_chunk_spans(files, problems)
         gold = span_gold(fragments, chunk_spans, problems, origins, files.corpus_name)
-        source = f"spans in {', '.join(str(p) for p in files.queries)}"
+        sources = tuple(files.queries)
     elif files.layout is Layout.BEIR:
         if not files.qrels[0].exists():  # anything else there, the reader names
             problems.add(files.qrels[0], None, "file not found", "add the split's qrels")
             gold = {}
         else:
             gold, qrel_origins = read_tsv_qrels(files.qrels[0], problems, texts, refused)
-        source = str(files.qrels[0])
+        sources = (files.qrels[0],)
     else:
         if not files.qrels:
             problems.add(
@@ -205,7 +216,6 @@ def read_dataset(
                 "add qrels/<split>-*.parquet or <split>.jsonl, or give --qrels FILE",
             )
         gold, qrel_origins = read_qrels_rows(files.qrels, problems, texts, refused)
-        source = ", ".join(str(p) for p in files.qrels)
     if files.layout is Layout.CHUNK_SPAN and qrels is not None:
         chunk_spans = read_chunk_spans(files, problems)
     if files.layout is Layout.BEIR:
@@ -219,8 +229,9 @@ def read_dataset(
         files=files,
         queries=texts,
         qrels=gold,
-        qrels_source=source,
+        qrels_source=_gold_source(sources, spans, str),
         qrels_file=None if qrels is None else recorded(qrels),
+        qrels_recorded=_gold_source(sources, spans, recorded),
         query_origins=origins,
         answers=answers,
         top_ranked=pools,

@@ -28,38 +28,30 @@ class BuiltinRow:
         }
 
 
-def _fc_counts(entry: Builtin) -> dict[str, int]:
+def _fc_counts(entry: Builtin) -> tuple[dict[str, int], str]:
     from tfce_eval.dataset.load import load_dataset
 
-    dataset = load_dataset(None)
-    return {"items": len(dataset)}
+    items = len(load_dataset(None))
+    return {"items": items}, f"{items} items"
 
 
-def _retrieval_counts(entry: Builtin) -> dict[str, int]:
+def _retrieval_counts(entry: Builtin) -> tuple[dict[str, int], str]:
     from tfce_eval.retrieval import load_retrieval
 
+    # The queries of the split `retrieve` and `score` take without --split, named.
     dataset = load_retrieval(entry.path, name=f"builtin:{entry.name}")
-    return {
-        "queries": len(dataset.queries),
-        "chunks": sum(1 for _ in dataset.iter_corpus()),
-    }
+    queries, chunks = len(dataset.queries), sum(1 for _ in dataset.iter_corpus())
+    size = f"{queries} {dataset.split} queries, {chunks} chunks"
+    return {"queries": queries, "chunks": chunks}, size
 
 
-def _qa_counts(entry: Builtin) -> dict[str, int]:
+def _qa_counts(entry: Builtin) -> tuple[dict[str, int], str]:
     from tfce_eval.qa import load_telco
 
     dataset = load_telco(entry.path)
-    kinds = Counter(str(item.answer_type) for item in dataset.items)
-    return {"questions": len(dataset.items), **dict(sorted(kinds.items()))}
-
-
-def _size(task: TaskKind, counts: dict[str, int]) -> str:
-    if task is TaskKind.FC:
-        return f"{counts['items']} items"
-    if task is TaskKind.RETRIEVAL:
-        return f"{counts['queries']} queries, {counts['chunks']} chunks"
-    detail = " ".join(f"{n} {k}" for k, n in counts.items() if k != "questions")
-    return f"{counts['questions']} ({detail})"
+    kinds = dict(sorted(Counter(str(item.answer_type) for item in dataset.items).items()))
+    detail = " ".join(f"{n} {k}" for k, n in kinds.items())
+    return {"questions": len(dataset.items), **kinds}, f"{len(dataset.items)} ({detail})"
 
 
 def describe_builtins() -> list[BuiltinRow]:
@@ -71,8 +63,6 @@ def describe_builtins() -> list[BuiltinRow]:
         TaskKind.QA: _qa_counts,
     }
     for entry in BUILTINS:
-        counts = counters[entry.task](entry)
-        rows.append(
-            BuiltinRow(entry.name, entry.task, _size(entry.task, counts), entry.layout, counts)
-        )
+        counts, size = counters[entry.task](entry)
+        rows.append(BuiltinRow(entry.name, entry.task, size, entry.layout, counts))
     return rows
