@@ -23,6 +23,7 @@ from tfce_eval.qa import load_telco, score_predictions
 from tfce_eval.report.document import Document, render_document
 from tfce_eval.retrieval import RunForm, read_run
 from tfce_eval.run.config import Context, ContextSpec, RunConfig
+from tfce_eval.run.retry import RetryPolicy
 from tfce_eval.run.runner import run_eval
 from tfce_eval.scoring.options import CheckMode, MissingMode, ScoreOptions
 from tfce_eval.scoring.score import score_outputs
@@ -157,3 +158,39 @@ def test_a_wrong_report_format_is_a_usage_error(tmp_path: Path) -> None:
     assert render([run], "md").startswith("#")  # type: ignore[arg-type]
     with pytest.raises(UsageError, match="fmt: 'pdf' is not one of table, md, json, csv, html"):
         render([run], "pdf")  # type: ignore[arg-type]
+
+
+BAD_NUMBERS: list[tuple[str, Callable[[], object]]] = [
+    ("temperature", lambda: RequestOptions(temperature="hot")),  # type: ignore[arg-type]
+    ("temperature", lambda: RequestOptions(temperature=2.5)),
+    ("temperature", lambda: RequestOptions(temperature=float("nan"))),
+    ("max_tokens", lambda: RequestOptions(max_tokens=-5)),
+    ("max_tokens", lambda: RequestOptions(max_tokens=1.5)),  # type: ignore[arg-type]
+    ("seed", lambda: RequestOptions(seed="s")),  # type: ignore[arg-type]
+    ("max_retries", lambda: RetryPolicy(max_retries=-1)),
+    ("base_delay_s", lambda: RetryPolicy(base_delay_s=-0.5)),
+    ("concurrency", lambda: RunConfig(model="openai/m", concurrency=0)),
+    ("concurrency", lambda: RunConfig(model="openai/m", concurrency="8")),  # type: ignore[arg-type]
+    ("concurrency", lambda: RunConfig(model="openai/m", concurrency=True)),
+    ("limit", lambda: RunConfig(model="openai/m", limit=0)),
+    ("timeout_s", lambda: RunConfig(model="openai/m", timeout_s=0)),
+    ("exec_timeout_s", lambda: RunConfig(model="openai/m", exec_timeout_s=-1)),
+]
+
+
+@pytest.mark.parametrize(("field", "make"), BAD_NUMBERS, ids=[f for f, _ in BAD_NUMBERS])
+def test_a_number_the_command_line_refuses_is_refused_from_python_too(
+    field: str, make: Callable[[], object]
+) -> None:
+    """A library caller gets what the command line gets: a value outside an option's range
+    is a UsageError naming the field, before anything is sent or written."""
+    with pytest.raises(UsageError, match=rf"^{field}: .+ is not a (whole )?number"):
+        make()
+
+
+def test_numbers_within_the_ranges_are_kept() -> None:
+    request = RequestOptions(temperature=None, max_tokens=1, seed=-3)
+    assert (request.temperature, request.max_tokens, request.seed) == (None, 1, -3)
+    assert RetryPolicy(max_retries=0, base_delay_s=0).max_retries == 0
+    cfg = RunConfig(model="openai/m", concurrency=1, limit=1, timeout_s=0.5, exec_timeout_s=2)
+    assert (cfg.concurrency, cfg.limit, cfg.timeout_s) == (1, 1, 0.5)

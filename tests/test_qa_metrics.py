@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,6 +44,15 @@ def test_exact_match_max_over_references() -> None:
     assert exact_match("the AMF.", ["SMF", "AMF"]) == 1.0
     assert exact_match("AMF function", ["AMF"]) == 0.0
     assert exact_match("x", []) == 0.0
+
+
+@pytest.mark.parametrize("score", [token_f1, exact_match, answer_f1])
+def test_references_given_as_one_string_are_refused(score: Any) -> None:
+    """A lone string would be read as one reference per letter: `token_f1("c", "a cat")`
+    would be 1.0. It is a UsageError instead, as `ids="x"` is."""
+    with pytest.raises(UsageError, match="references: give a list of answers"):
+        score("a cat", "a cat")
+    assert score("a cat", ["a cat"]) == 1.0
 
 
 def test_token_f1_values() -> None:

@@ -84,6 +84,37 @@ def refuse_running_loop(call: str, instead: str) -> None:
     )
 
 
+def check_number(
+    value: object,
+    name: str,
+    low: float | None = None,
+    high: float | None = None,
+    *,
+    whole: bool = False,
+    optional: bool = False,
+) -> None:
+    """A UsageError unless `value` is a number from `low` to `high` (a whole one if `whole`;
+    None too if `optional`): what a record a library caller builds checks, as the command
+    line checks its options, before anything is sent or written. NaN is no number here."""
+    if value is None and optional:
+        return
+    if (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and (isinstance(value, int) or not whole)
+        and value == value  # NaN is not equal to itself
+        and (low is None or value >= low)
+        and (high is None or value <= high)
+    ):
+        return
+    kind = "a whole number" if whole else "a number"
+    if low is not None and high is not None:
+        kind += f" from {low:g} to {high:g}"
+    elif low is not None:
+        kind += f" of at least {low:g}"
+    raise UsageError(f"{name}: {value!r} is not {kind}" + (" (or None)" if optional else ""))
+
+
 def first_line(exc: BaseException) -> str:
     """An exception's message, its first line only (its type's name when it has none)."""
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__

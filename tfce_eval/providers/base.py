@@ -20,6 +20,7 @@ from enum import StrEnum
 from types import TracebackType
 from typing import Any
 
+from tfce_eval.errors import check_number
 from tfce_eval.model import FunctionDoc, Item, parse_choice
 
 
@@ -59,6 +60,9 @@ class RequestOptions:
     def __post_init__(self) -> None:
         choice = parse_choice(ToolChoice, self.tool_choice, "tool_choice")
         object.__setattr__(self, "tool_choice", choice)
+        check_number(self.temperature, "temperature", 0, 2, optional=True)
+        check_number(self.max_tokens, "max_tokens", 1, whole=True, optional=True)
+        check_number(self.seed, "seed", whole=True, optional=True)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -13,6 +13,8 @@ import string
 from collections import Counter
 from collections.abc import Sequence
 
+from tfce_eval.errors import UsageError
+
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 
@@ -32,13 +34,22 @@ def _f1(prediction: list[str], reference: list[str]) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+def _references(references: Sequence[str]) -> Sequence[str]:
+    """The references as given: a lone string would be read letter by letter."""
+    if isinstance(references, str):
+        raise UsageError(f"references: give a list of answers, not the string {references!r}")
+    return references
+
+
 def exact_match(prediction: str, references: Sequence[str]) -> float:
     """1.0 when the normalised prediction equals a normalised reference, else 0.0."""
+    references = _references(references)
     norm = normalize_answer(prediction)
     return 1.0 if any(norm == normalize_answer(r) for r in references) else 0.0
 
 
 def token_f1(prediction: str, references: Sequence[str]) -> float:
     """The best token F1 of the prediction against any reference (0.0 with none)."""
+    references = _references(references)
     tokens = normalize_answer(prediction).split()
     return max((_f1(tokens, normalize_answer(r).split()) for r in references), default=0.0)

@@ -8,7 +8,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from tfce_eval.errors import UsageError
+from tfce_eval.errors import UsageError, check_number
 from tfce_eval.model import AnswerStyle, Category, Policy, TaskKind, parse_choice, parse_choices
 from tfce_eval.providers import Mode, RequestOptions
 from tfce_eval.retrieval import detect_layout
@@ -151,6 +151,11 @@ class RunConfig:
         if isinstance(ids, str):
             raise UsageError(f"ids: give a sequence of ids, not {ids!r}")
         set_field(self, "ids", tuple(self.ids))
+        # The limits the command line's options have, for a library caller too.
+        check_number(self.concurrency, "concurrency", 1, whole=True)
+        check_number(self.limit, "limit", 1, whole=True, optional=True)
+        check_number(self.timeout_s, "timeout_s", 0.001)
+        check_number(self.exec_timeout_s, "exec_timeout_s", 0.001)
 
 
 @dataclass(frozen=True)

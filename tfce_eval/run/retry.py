@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from tfce_eval.errors import check_number
 from tfce_eval.providers.base import ErrorKind, ProviderError
 
 T = TypeVar("T")
@@ -26,6 +27,11 @@ class RetryPolicy:
     base_delay_s: float = 1.0  # the first backoff's ceiling; doubles each retry
     max_delay_s: float = 30.0  # ceiling of any backoff
     max_retry_after_s: float = 60.0  # a longer Retry-After is cut to this
+
+    def __post_init__(self) -> None:
+        check_number(self.max_retries, "max_retries", 0, whole=True)
+        for name in ("base_delay_s", "max_delay_s", "max_retry_after_s"):
+            check_number(getattr(self, name), name, 0)
 
     def to_json(self) -> dict[str, Any]:
         return {
