@@ -145,9 +145,12 @@ def test_directory_split_by_stem(tmp_path: Path) -> None:
         load_telco(tmp_path)
     text = str(exc.value)
     assert "3 split files" in text
-    assert "3gpp_question_set_105, 3gpp_question_set_84, question_pool_3gpp" in text
-    with pytest.raises(UsageError, match="no split 'set_9'; its splits: "):
+    # Offered by the card's config names, each of which chooses its file.
+    assert "give --split with one of: question_pool, set_105, set_84" in text
+    with pytest.raises(UsageError, match="no split 'set_9'; its splits: question_pool, set_105"):
         load_telco(tmp_path, "set_9")
+    offered = text.split("one of: ", 1)[1].split(", ")
+    assert [load_telco(tmp_path, name).items[0].id for name in offered] == ["z", "x", "y"]
 
 
 def test_directory_with_one_file_needs_no_split(tmp_path: Path) -> None:

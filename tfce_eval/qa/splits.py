@@ -7,11 +7,14 @@ A dataset directory holds one or more split files side by side (`*.json`, `*.jso
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tfce_eval.errors import DataError, UsageError
 
 _SUFFIXES = (".json", ".jsonl", ".ndjson")
+#: The card's config names inside its file names; `choose_split` finds the file by either.
+_CARD_CONFIGS = (re.compile(r"3gpp_question_(set_\d+)"), re.compile(r"(question_pool)_3gpp"))
 
 
 def split_files(path: Path) -> dict[str, Path]:
@@ -36,10 +39,19 @@ def split_files(path: Path) -> dict[str, Path]:
     return found
 
 
+def _shown(stem: str) -> str:
+    """A split as a message offers it: by the dataset card's config name when the file is
+    named as the card names it (`set_105` for `3gpp_question_set_105`), else by stem."""
+    for pattern in _CARD_CONFIGS:
+        if (match := pattern.fullmatch(stem)) is not None:
+            return match.group(1)
+    return stem
+
+
 def choose_split(path: Path, split: str | None) -> tuple[str, Path]:
     """The (stem, file) `split` names: an exact stem, else the one stem it begins or ends."""
     files = split_files(path)
-    stems = ", ".join(sorted(files))
+    stems = ", ".join(sorted(_shown(stem) for stem in files))
     if split is None:
         if len(files) == 1:
             return next(iter(files.items()))
