@@ -19,12 +19,13 @@ from click.testing import CliRunner
 from tests.fakeserver import FakeConfig, FakeServer, qa_items
 from tests.gt_outputs import write_perfect_outputs
 from tests.messages import unfold
+from tests.ports import dead_url
 from tfce_eval.cli import main
 from tfce_eval.dataset.load import load_dataset
 
 BUILTIN = Path(__file__).resolve().parent.parent / "tfce_eval" / "builtin"
 TELCO = BUILTIN / "telco-qna" / "set_24.json"
-DEAD_URL = "http://127.0.0.1:9/v1"  # nothing listens: a refusal must come before a request
+DEAD_URL = dead_url()  # nothing listens: a refusal must come before a request
 
 
 @pytest.fixture(autouse=True)

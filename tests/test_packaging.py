@@ -30,6 +30,10 @@ _NOT_SOURCE = shutil.ignore_patterns(
 
 @pytest.mark.slow
 def test_wheel_carries_the_builtin_dataset_and_finds_it(tmp_path: Path) -> None:
+    # `pip install .` builds in the tree it is given: a copy, so that no build/ or
+    # egg-info is left in the checkout.
+    tree = tmp_path / "tree"
+    shutil.copytree(REPO, tree, ignore=_NOT_SOURCE)
     build = subprocess.run(
         [
             sys.executable,
@@ -41,7 +45,7 @@ def test_wheel_carries_the_builtin_dataset_and_finds_it(tmp_path: Path) -> None:
             "-q",
             "-w",
             str(tmp_path / "dist"),
-            str(REPO),
+            str(tree),
         ],
         capture_output=True,
         text=True,

@@ -214,6 +214,19 @@ def test_max_depth_is_a_parameter() -> None:
         parse_calls("f(a=[[[1]]])", max_depth=3)
 
 
+def test_nesting_exactly_the_limit_deep_is_read_however_many_brackets() -> None:
+    """The bound is inclusive: four levels under max_depth=4 are read, five are not, also
+    when the answer holds more brackets than the limit (so that they are counted)."""
+    four = "f(a=[[[1]]], b=[[[2]]], c=(1, 2))"  # 11 brackets, none deeper than 4
+    assert parse_calls(four, max_depth=4)[0].arguments["b"] == [[[2]]]
+    with pytest.raises(LiteralError, match="deeper than 4"):
+        parse_calls("f(a=[[[[1]]]], b=[2])", max_depth=4)
+    deep = "f(a=" + "[" * 63 + "1" + "]" * 63 + ")"  # the default limit, 64, exactly
+    assert parse_calls(deep)
+    with pytest.raises(LiteralError, match="deeper than 64"):
+        parse_calls("f(a=" + "[" * 64 + "1" + "]" * 64 + ")")
+
+
 def test_max_calls() -> None:
     assert len(parse_calls("[" + "f(a=1)," * 5 + "]", max_calls=5)) == 5
     with pytest.raises(LiteralError, match="more than 5 calls"):

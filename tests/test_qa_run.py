@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from tests.fakeserver import FakeConfig, FakeServer, qa_items
 from tests.messages import assert_folded, unfold
+from tests.ports import dead_url
 from tfce_eval.cli import main
 from tfce_eval.dataset.load import load_dataset
 
@@ -161,7 +162,7 @@ def _context_run(tmp_path: Path, text: str, *ids: str, code: int = 0) -> Any:
     return CliRunner().invoke(
         main,
         ["run", "--data", "builtin:telco-qna", "--model", "vllm/m"]
-        + ["--base-url", "http://127.0.0.1:9/v1", "--context", f"run:{run_file}"]
+        + ["--base-url", dead_url(), "--context", f"run:{run_file}"]
         + [x for i in ids for x in ("--ids", i)]
         + ["--out", str(tmp_path / "o")],
     )
@@ -454,7 +455,7 @@ def test_sigterm_while_the_context_is_built_exits_143_said_as_sigterm(
         main,
         [
             *("run", "--data", "builtin:telco-qna", "--model", "vllm/m"),
-            *("--base-url", "http://127.0.0.1:9/v1", "--context", "bm25", "--out", str(tmp_path)),
+            *("--base-url", dead_url(), "--context", "bm25", "--out", str(tmp_path)),
         ],
     )
     assert result.exit_code == 143, result.output

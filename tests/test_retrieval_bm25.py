@@ -232,3 +232,21 @@ def test_nothing_to_retrieve(tmp_path: Path) -> None:
             load_retrieval(root, split="dev"), out_dir=tmp_path / "o", cache_dir=tmp_path / "c"
         )
     assert not (tmp_path / "o").exists()
+
+
+def test_without_a_cache_dir_the_index_is_kept_under_xdg_cache_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from tfce_eval.cli import main
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    out = tmp_path / "bm25"
+    result = CliRunner().invoke(
+        main, ["retrieve", "--data", "builtin:qasper-rag", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    kept = json.loads((out / "run.json").read_text(encoding="utf-8"))["cache"]["path"]
+    assert Path(kept).parent == tmp_path / "xdg" / "tfce-eval" / "bm25"
+    assert Path(kept).is_dir() and any(Path(kept).iterdir())

@@ -17,6 +17,7 @@ from click.testing import CliRunner, Result
 import tfce_eval.scoring.writing as writing
 from tests.gt_outputs import write_perfect_outputs
 from tests.messages import assert_folded, unfold
+from tests.ports import dead_url
 from tfce_eval.cli import main
 from tfce_eval.dataset.load import load_dataset
 from tfce_eval.qa.predictions import read_predictions
@@ -325,7 +326,7 @@ def test_every_writer_words_an_out_inside_a_file_the_same(
         error, shown_fix = message.splitlines()
         assert error.startswith(f"error: {out}: cannot write the result files here")
         assert shown_fix == fix
-    ran = run_cli("run", "--model", "openai/m", "--base-url", "http://127.0.0.1:9/v1", "--out", out)
+    ran = run_cli("run", "--model", "openai/m", "--base-url", dead_url(), "--out", out)
     error, shown_fix = error_and_fix(ran)
     assert error.startswith(f"error: cannot use {out}/openai-m-fc as the run directory")
     assert shown_fix == fix
@@ -402,7 +403,7 @@ def test_run_refuses_options_of_another_task_as_score_does(
         "--model",
         "openai/m",
         "--base-url",
-        "http://127.0.0.1:9/v1",
+        dead_url(),
         "--out",
         tmp_path,
         *args,
@@ -446,7 +447,7 @@ def test_a_run_refused_leaves_no_directory_it_made(tmp_path: Path) -> None:
         "--model",
         "openai/m",
         "--base-url",
-        "http://127.0.0.1:9/v1",
+        dead_url(),
         "--ids",
         "nope",
         "--out",

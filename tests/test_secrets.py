@@ -24,6 +24,7 @@ from smallrun import DATA, run_argv, run_env
 from smallrun import run_args as small_run_args
 
 from tests.messages import unfold
+from tests.ports import dead_url
 from tfce_eval.cli import main
 from tfce_eval.dataset.load import load_dataset
 from tfce_eval.providers.registry import make_provider
@@ -131,13 +132,13 @@ def test_a_judges_key_that_cannot_be_sent_is_refused_before_any_request(
         lambda k: k.encode("unicode_escape").decode(),
         lambda k: "Basic " + BASIC,
         lambda k: BASIC[1:],  # echoed as if `Basic ` were `Bearer `
-        lambda k: f"http://{USER}:{PASSWORD}@127.0.0.1:9/v1",
+        lambda k: dead_url(credentials=f"{USER}:{PASSWORD}"),
     ],
 )
 # A key that can be sent may still be escaped when quoted: a backslash is doubled.
 @pytest.mark.parametrize("key", ["sk-SECRET123CR\r", "sk-SECRET123é", "sk-SECRET\\7a6b5c"])
 def test_an_error_quoting_a_secret_in_any_form_is_scrubbed(quoted, key: str) -> None:
-    url = with_credentials("http://127.0.0.1:9/v1")
+    url = with_credentials(dead_url())
     provider = make_provider("openai/m", base_url=url, env={"OPENAI_API_KEY": key})
     error = provider.classify(RuntimeError(f"it said {quoted(key)} there"))
     shown = error.render()
@@ -227,7 +228,7 @@ def test_the_judges_base_url_is_recorded_and_shown_without_its_password(
     model = FakeServer(FakeConfig(load_dataset(None), qa=truth))
     judge = FakeServer(FakeConfig(load_dataset(None), qa=truth, schedule=lambda n: "401_echo"))
     with model, judge:
-        judge_url = judge.base_url if judge_at == "401" else "http://127.0.0.1:9/v1"
+        judge_url = judge.base_url if judge_at == "401" else dead_url()
         result = cli(
             *["run", "--data", "builtin:telco-qna", "--model", "vllm/m"],
             *["--base-url", model.base_url, "--out", str(tmp_path), "--run-name", "r"],
@@ -323,7 +324,7 @@ def test_an_answer_is_scrubbed_only_of_what_can_be_nothing_but_a_secret() -> Non
 
     provider = make_provider(
         "openai/m",
-        base_url="http://admin:downlink@127.0.0.1:9/v1",
+        base_url=dead_url(credentials="admin:downlink"),
         env={"OPENAI_API_KEY": "token-abc123456"},
     )
     answer = {"direction": "downlink", "text": "Use token-abc for the demo"}

@@ -108,6 +108,19 @@ def test_mcnemar_rejects_negative_counts() -> None:
         mcnemar_exact_p(-1, 2)
 
 
+def test_paired_t_p_is_the_paired_test_worked_by_hand() -> None:
+    # Differences 1, 2, 3, 4: mean 2.5, sd sqrt(5/3), t = 2.5 / (sd / 2) = sqrt(15), df 3.
+    # Student's t with 3 degrees of freedom has a closed-form CDF: with x = t / sqrt(3),
+    # the two-sided p is 1 - (2 / pi) * (x / (1 + x^2) + atan(x)); here x = sqrt(5).
+    x = math.sqrt(5)
+    expected = 1 - (2 / math.pi) * (x / (1 + x * x) + math.atan(x))
+    assert paired_t_p([2.0, 4.0, 6.0, 8.0], [1.0, 2.0, 3.0, 4.0]) == pytest.approx(
+        expected, rel=1e-9
+    )
+    # The order of the runs does not change a two-sided p.
+    assert paired_t_p([1.0, 2.0, 3.0, 4.0], [2.0, 4.0, 6.0, 8.0]) == pytest.approx(expected)
+
+
 def test_a_constant_difference_up_to_rounding_has_no_t_test() -> None:
     # 0.3 - 0.2 and 0.1 - 0.0 differ in the last bit: not a real spread (scipy says 1e-32).
     assert paired_t_p([0.3, 0.7, 0.1], [0.2, 0.6, 0.0]) is None
