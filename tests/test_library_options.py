@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -175,6 +176,12 @@ BAD_NUMBERS: list[tuple[str, Callable[[], object]]] = [
     ("limit", lambda: RunConfig(model="openai/m", limit=0)),
     ("timeout_s", lambda: RunConfig(model="openai/m", timeout_s=0)),
     ("exec_timeout_s", lambda: RunConfig(model="openai/m", exec_timeout_s=-1)),
+    ("exec_timeout_s", lambda: RunConfig(model="openai/m", exec_timeout_s=float("inf"))),
+    ("exec_timeout_s", lambda: ScoreOptions(exec_timeout_s=float("inf"))),
+    ("exec_timeout_s", lambda: ScoreOptions(exec_timeout_s=0.05)),  # --exec-timeout: 0.1
+    ("exec_workers", lambda: ScoreOptions(exec_workers=0)),
+    ("limit", lambda: RunConfig(model="openai/m", limit=-(10**5000))),
+    ("concurrency", lambda: RunConfig(model="openai/m", concurrency=Decimal(3))),  # type: ignore[arg-type]
 ]
 
 
@@ -184,7 +191,7 @@ def test_a_number_the_command_line_refuses_is_refused_from_python_too(
 ) -> None:
     """A library caller gets what the command line gets: a value outside an option's range
     is a UsageError naming the field, before anything is sent or written."""
-    with pytest.raises(UsageError, match=rf"^{field}: .+ is not a (whole )?number"):
+    with pytest.raises(UsageError, match=rf"^{field}: .+ is not a (whole|finite) number"):
         make()
 
 
@@ -194,3 +201,25 @@ def test_numbers_within_the_ranges_are_kept() -> None:
     assert RetryPolicy(max_retries=0, base_delay_s=0).max_retries == 0
     cfg = RunConfig(model="openai/m", concurrency=1, limit=1, timeout_s=0.5, exec_timeout_s=2)
     assert (cfg.concurrency, cfg.limit, cfg.timeout_s) == (1, 1, 0.5)
+
+
+def test_a_number_of_another_type_is_named_and_a_huge_one_is_not_printed() -> None:
+    with pytest.raises(UsageError, match=r"a Python int, not Decimal\)$"):
+        RunConfig(model="openai/m", concurrency=Decimal(3))  # type: ignore[arg-type]
+    with pytest.raises(UsageError) as refused:
+        RunConfig(model="openai/m", limit=-(10**5000))
+    assert "an integer of about 5001 digits" in str(refused.value)
+    assert len(str(refused.value)) < 100
+
+
+@pytest.mark.parametrize("option", ["--exec-timeout", "--price-in"])
+@pytest.mark.parametrize("value", ["nan", "inf"])
+def test_the_command_line_refuses_numbers_that_are_not_finite(option: str, value: str) -> None:
+    from click.testing import CliRunner
+
+    from tfce_eval.cli import main
+
+    verb = "score" if option == "--exec-timeout" else "report"
+    result = CliRunner().invoke(main, [verb, str(EXAMPLES), option, value])
+    assert result.exit_code == 2
+    assert f"Invalid value for '{option}': '{value}' is not a finite number" in result.output

@@ -112,8 +112,11 @@ def test_a_wheel_built_from_the_sdist_carries_every_builtin_dataset(tmp_path: Pa
     with tarfile.open(sdist) as archive:
         archive.extractall(tmp_path / "unpacked", filter="data")
     (source,) = (tmp_path / "unpacked").iterdir()
-    for folder in ("questions", "answers", "functions", "tests", "tfce_eval/builtin"):
+    for folder in ("questions", "answers", "functions", "tests", "tfce_eval/builtin", "bench"):
         assert (source / folder).is_dir(), f"{folder}/ is not in the sdist"
+    # What the tests read besides the package: the CI script and every tracked markdown file.
+    assert (source / ".ci" / "run").is_file() and (source / "bench" / "README.md").is_file()
+    assert not (source / "bench" / "out").exists()
     assert not list(source.rglob("__pycache__"))
     pip_wheel = ["pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheel_dir)]
     wheel = subprocess.run(

@@ -153,6 +153,16 @@ def test_directory_split_by_stem(tmp_path: Path) -> None:
     assert [load_telco(tmp_path, name).items[0].id for name in offered] == ["z", "x", "y"]
 
 
+def test_a_card_name_two_files_would_share_is_offered_by_stem(tmp_path: Path) -> None:
+    split_file(tmp_path / "3gpp_question_set_84.json", [mc("x")])
+    split_file(tmp_path / "set_84.json", [mc("y")])
+    split_file(tmp_path / "3gpp_question_set_105.json", [mc("z")])
+    with pytest.raises(DataError, match=r"one of: 3gpp_question_set_84, set_105, set_84$"):
+        load_telco(tmp_path)
+    assert load_telco(tmp_path, "set_84").items[0].id == "y"
+    assert load_telco(tmp_path, "3gpp_question_set_84").items[0].id == "x"
+
+
 def test_directory_with_one_file_needs_no_split(tmp_path: Path) -> None:
     split_file(tmp_path / "set_24.json", [mc()])
     (tmp_path / "corpus").mkdir()

@@ -52,6 +52,13 @@ def test_references_given_as_one_string_are_refused(score: Any) -> None:
     would be 1.0. It is a UsageError instead, as `ids="x"` is."""
     with pytest.raises(UsageError, match="references: give a list of answers"):
         score("a cat", "a cat")
+    with pytest.raises(UsageError, match="references: give a list of answers"):
+        score("a cat", b"a cat")
+    with pytest.raises(UsageError, match="a prediction and a list of str"):
+        score("a cat", [1])
+    with pytest.raises(UsageError) as long:
+        score("a cat", "x" * 1000)
+    assert len(str(long.value)) < 120
     assert score("a cat", ["a cat"]) == 1.0
 
 

@@ -268,6 +268,22 @@ def test_qrels_that_cannot_be_read_again_are_named_not_called_changed(
     assert said[1:] in " ".join(out.split())
 
 
+def test_the_datasets_own_gold_changed_is_not_called_a_qrels_file(tmp_path: Path) -> None:
+    """Scored without --qrels: the summary names the dataset's own judgements, and a
+    report after they changed says the dataset's gold changed, not a --qrels file's."""
+    data = write_hf(
+        tmp_path / "data", corpus=HF_CORPUS, queries={"test": QUERIES}, qrels={"test": QRELS}
+    )
+    trec = write_trec_run(tmp_path / "run.trec", RANKED)
+    ok("score", trec, "--data", data, "--out", tmp_path / "run")
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["dataset"]["qrels_given"] is False
+    write_hf(data, corpus=HF_CORPUS, queries={"test": QUERIES}, qrels={"test": QRELS[:-1]})
+    (found,) = failures(tmp_path / "run", 1)
+    assert found["note"].endswith(f"the gold in {data} changed since scoring; the marks may differ")
+    assert "--qrels" not in found["note"]
+
+
 def test_a_relative_qrels_file_is_found_from_another_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

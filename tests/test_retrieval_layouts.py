@@ -287,3 +287,11 @@ def test_importing_the_library_loads_no_heavy_package() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("content", ["", "\n \n\n"])
+def test_an_empty_json_table_is_said_to_be_empty(tmp_path: Path, content: str) -> None:
+    root = sample_hf(tmp_path / "ds", "json")
+    (root / "queries" / "test.json").write_text(content, encoding="utf-8")
+    found = [f for f in validate_retrieval(root) if f.path == str(root / "queries" / "test.json")]
+    assert [(f.message, f.line) for f in found] == [("the file is empty", None)]

@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import math
+
 from tfce_eval.words import shown_path
 
 
@@ -93,26 +95,34 @@ def check_number(
     whole: bool = False,
     optional: bool = False,
 ) -> None:
-    """A UsageError unless `value` is a number from `low` to `high` (a whole one if `whole`;
-    None too if `optional`): what a record a library caller builds checks, as the command
-    line checks its options, before anything is sent or written. NaN is no number here."""
+    """A UsageError unless `value` is a finite Python number from `low` to `high` (an int if
+    `whole`; None too if `optional`): what a record a library caller builds checks, as the
+    command line checks its options, before anything is sent or written."""
     if value is None and optional:
         return
+    number = isinstance(value, int | float) and not isinstance(value, bool)
     if (
         isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and (isinstance(value, int) or not whole)
-        and value == value  # NaN is not equal to itself
+        and number
+        and (isinstance(value, int) or (not whole and math.isfinite(value)))
         and (low is None or value >= low)
         and (high is None or value <= high)
     ):
         return
-    kind = "a whole number" if whole else "a number"
+    kind = "a whole number" if whole else "a finite number"
     if low is not None and high is not None:
         kind += f" from {low:g} to {high:g}"
     elif low is not None:
         kind += f" of at least {low:g}"
-    raise UsageError(f"{name}: {value!r} is not {kind}" + (" (or None)" if optional else ""))
+    if not number and value is not None and not isinstance(value, bool | str):
+        # numpy's and Decimal's numbers are refused too: run.json and requests hold JSON.
+        kind += f" (a Python {'int' if whole else 'int or float'}, not {type(value).__name__})"
+    shown = (
+        f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
+        if isinstance(value, int) and value.bit_length() > 3000
+        else repr(value)[:60]
+    )
+    raise UsageError(f"{name}: {shown} is not {kind}" + (" (or None)" if optional else ""))
 
 
 def first_line(exc: BaseException) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from tfce_eval.cli.numbers import Finite
 from tfce_eval.errors import DataError, RunError
 
 
@@ -23,7 +24,7 @@ from tfce_eval.errors import DataError, RunError
 )
 @click.option(
     "--exec-timeout",
-    type=click.FloatRange(min=0.1),
+    type=Finite(min=0.1),
     default=5.0,
     show_default=True,
     help="Time limit for the call, in seconds.",

@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
+from tfce_eval.cli.numbers import Finite
 from tfce_eval.model import AnswerStyle, Category, OptionalParams, Policy, TaskKind
 from tfce_eval.scoring.options import CheckMode
 
@@ -180,7 +181,7 @@ def check_options(func: F) -> F:
         ),
         click.option(
             "--exec-timeout",
-            type=click.FloatRange(min=0.1),
+            type=Finite(min=0.1),
             default=5.0,
             show_default=True,
             help="Time limit per executed call, in seconds.",
@@ -202,7 +203,7 @@ def base_url_option(func: F) -> F:
 def timeout_option(func: F) -> F:
     return click.option(
         "--timeout",
-        type=click.FloatRange(min=0.001),
+        type=Finite(min=0.001),
         default=60.0,
         show_default=True,
         metavar="SECONDS",

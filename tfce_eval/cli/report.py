@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from tfce_eval.cli.numbers import Finite
 from tfce_eval.cli.text import fold, shown
 from tfce_eval.errors import TfceError
 from tfce_eval.model import TaskKind
@@ -62,13 +63,13 @@ class _ReportFailure(click.ClickException):
 )
 @click.option(
     "--price-in",
-    type=click.FloatRange(min=0),
+    type=Finite(min=0),
     metavar="USD",
     help="Price of a million input tokens, to show the cost of each run.",
 )
 @click.option(
     "--price-out",
-    type=click.FloatRange(min=0),
+    type=Finite(min=0),
     metavar="USD",
     help="Price of a million output tokens, to show the cost of each run.",
 )

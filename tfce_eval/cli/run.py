@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from tfce_eval.cli.numbers import Finite
 from tfce_eval.cli.options import (
     OPTION_TASKS,
     RUN_OPTION_TASKS,
@@ -172,7 +173,7 @@ def _resume_command() -> str | None:
 )
 @click.option(
     "--retry-delay",
-    type=click.FloatRange(min=0),
+    type=Finite(min=0),
     default=1.0,
     show_default=True,
     metavar="SECONDS",

@@ -34,22 +34,26 @@ def _f1(prediction: list[str], reference: list[str]) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def _references(references: Sequence[str]) -> Sequence[str]:
-    """The references as given: a lone string would be read letter by letter."""
-    if isinstance(references, str):
-        raise UsageError(f"references: give a list of answers, not the string {references!r}")
+def _references(prediction: str, references: Sequence[str]) -> Sequence[str]:
+    """The references as given, checked: a lone string would be read letter by letter."""
+    if isinstance(references, str | bytes):
+        raise UsageError(
+            f"references: give a list of answers, not the string {repr(references)[:60]}"
+        )
+    if not isinstance(prediction, str) or not all(isinstance(r, str) for r in references):
+        raise UsageError("token_f1 and exact_match compare text: a prediction and a list of str")
     return references
 
 
 def exact_match(prediction: str, references: Sequence[str]) -> float:
     """1.0 when the normalised prediction equals a normalised reference, else 0.0."""
-    references = _references(references)
+    references = _references(prediction, references)
     norm = normalize_answer(prediction)
     return 1.0 if any(norm == normalize_answer(r) for r in references) else 0.0
 
 
 def token_f1(prediction: str, references: Sequence[str]) -> float:
     """The best token F1 of the prediction against any reference (0.0 with none)."""
-    references = _references(references)
+    references = _references(prediction, references)
     tokens = normalize_answer(prediction).split()
     return max((_f1(tokens, normalize_answer(r).split()) for r in references), default=0.0)

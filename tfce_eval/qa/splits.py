@@ -51,7 +51,13 @@ def _shown(stem: str) -> str:
 def choose_split(path: Path, split: str | None) -> tuple[str, Path]:
     """The (stem, file) `split` names: an exact stem, else the one stem it begins or ends."""
     files = split_files(path)
-    stems = ", ".join(sorted(_shown(stem) for stem in files))
+    names = {stem: _shown(stem) for stem in files}
+    shared = list(names.values())
+    # A card name that two files would share (set_84.json beside 3gpp_question_set_84.json)
+    # is no name for either: those are offered by stem.
+    stems = ", ".join(
+        sorted(name if shared.count(name) == 1 else stem for stem, name in names.items())
+    )
     if split is None:
         if len(files) == 1:
             return next(iter(files.items()))

@@ -138,6 +138,7 @@ class RetrievalDataset:
             "queries": len(self.queries),
             "gold_queries": len(self.gold_queries()),
             "qrels": self.qrels_file or self.qrels_recorded or self.qrels_source,
+            "qrels_given": self.qrels_file is not None,  # with --qrels, not the dataset's own
             "gold_sha256": self.gold_sha256(),
         }
 

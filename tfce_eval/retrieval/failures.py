@@ -84,7 +84,9 @@ class GoldSource:
         split, corpus = str(info.get("split") or ""), str(info.get("corpus") or "")
         if self.data is not None and corpus and _layout(path) != info.get("layout"):
             corpus = ""  # the recorded corpus is another layout's: the given one's default
-        qrels = str(info.get("qrels") or "")
+        # The --qrels file the run was scored with; a summary written before `qrels_given`
+        # names the dataset's own judgements there too (a file, not a --qrels one).
+        qrels = str(info.get("qrels") or "") if info.get("qrels_given") is not False else ""
         gold = str(info.get("gold_sha256") or "")
         key = (path, split, corpus, qrels)
         if key not in self._cache:

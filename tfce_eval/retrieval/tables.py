@@ -22,8 +22,10 @@ from tfce_eval.retrieval.textfiles import BOM, open_bytes
 #: The suffixes of the data files a layout's directories may hold.
 DATA_SUFFIXES = (".parquet", ".jsonl", ".json")
 
-#: How much of a `.json` file is read at a time to find its first character.
+#: How much of a `.json` file is read at a time to find its first character, and how many
+#: times (past 1 MiB of white space, the array reader reports the file).
 _PEEK = 4096
+_PEEKS = 256
 
 #: How many problems with the same message one file reports before they are counted.
 SAME_PROBLEM_LIMIT = 10
@@ -135,7 +137,9 @@ def _opens_array(path: Path) -> bool:
     try:
         with open_bytes(path) as handle:
             head = handle.read(_PEEK).removeprefix(BOM).lstrip()
-            while not head:
+            for _ in range(_PEEKS):
+                if head:
+                    break
                 block = handle.read(_PEEK)
                 if not block:
                     return True
@@ -227,7 +231,12 @@ def _jsonl_rows(path: Path, problems: Problems) -> Iterator[tuple[Origin, dict[s
 def _json_rows(path: Path, problems: Problems) -> Iterator[tuple[Origin, dict[str, Any]]]:
     name = str(path)
     try:
-        data = parse_json(read_document(path))
+        raw = read_document(path)
+        if not raw.removeprefix(BOM).strip():
+            fix = "write the rows as a JSON array of objects, or JSON Lines"
+            problems.add(name, None, "the file is empty", fix)
+            return
+        data = parse_json(raw)
     except DataError as exc:
         problems.add(name, None, exc.message, exc.hint or "check the file's permissions")
         return

@@ -155,7 +155,7 @@ class RunConfig:
         check_number(self.concurrency, "concurrency", 1, whole=True)
         check_number(self.limit, "limit", 1, whole=True, optional=True)
         check_number(self.timeout_s, "timeout_s", 0.001)
-        check_number(self.exec_timeout_s, "exec_timeout_s", 0.001)
+        check_number(self.exec_timeout_s, "exec_timeout_s", 0.1)
 
 
 @dataclass(frozen=True)

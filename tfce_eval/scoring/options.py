@@ -8,7 +8,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from tfce_eval.errors import UsageError
+from tfce_eval.errors import UsageError, check_number
 from tfce_eval.model import Category, Policy, parse_choice, parse_choices
 
 
@@ -56,6 +56,8 @@ class ScoreOptions:
             set_field(self, "ids", frozenset(self.ids))
         if self.functions_dir is not None:
             set_field(self, "functions_dir", Path(self.functions_dir))
+        check_number(self.exec_timeout_s, "exec_timeout_s", 0.1)  # as --exec-timeout
+        check_number(self.exec_workers, "exec_workers", 1, whole=True)
 
     def to_json(self) -> dict[str, Any]:
         return {
