@@ -116,6 +116,7 @@ def test_a_wheel_built_from_the_sdist_carries_every_builtin_dataset(tmp_path: Pa
         assert (source / folder).is_dir(), f"{folder}/ is not in the sdist"
     # What the tests read besides the package: the CI script and every tracked markdown file.
     assert (source / ".ci" / "run").is_file() and (source / "bench" / "README.md").is_file()
+    assert (source / ".gitignore").is_file()
     assert not (source / "bench" / "out").exists()
     assert not list(source.rglob("__pycache__"))
     pip_wheel = ["pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheel_dir)]

@@ -163,6 +163,26 @@ def test_a_card_name_two_files_would_share_is_offered_by_stem(tmp_path: Path) ->
     assert load_telco(tmp_path, "3gpp_question_set_84").items[0].id == "x"
 
 
+def test_every_name_offered_chooses_its_file(tmp_path: Path) -> None:
+    # set_84 also begins set_84_extra: the card name offered still chooses its own file.
+    split_file(tmp_path / "3gpp_question_set_84.json", [mc("x")])
+    split_file(tmp_path / "set_84_extra.json", [mc("y")])
+    split_file(tmp_path / "question_pool_3gpp.json", [mc("z")])
+    split_file(tmp_path / "question_pool_old.json", [mc("w")])
+    with pytest.raises(DataError) as exc:
+        load_telco(tmp_path)
+    offered = str(exc.value).split("one of: ", 1)[1].split(", ")
+    assert offered == ["question_pool", "question_pool_old", "set_84", "set_84_extra"]
+    assert [load_telco(tmp_path, name).items[0].id for name in offered] == ["z", "w", "x", "y"]
+
+
+def test_two_split_files_of_one_name_are_refused(tmp_path: Path) -> None:
+    split_file(tmp_path / "set_84.json", [mc("x")])
+    (tmp_path / "set_84.jsonl").write_text(json.dumps(mc("y")) + "\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"two split files are named set_84: set_84\.json and"):
+        load_telco(tmp_path, "set_84")
+
+
 def test_directory_with_one_file_needs_no_split(tmp_path: Path) -> None:
     split_file(tmp_path / "set_24.json", [mc()])
     (tmp_path / "corpus").mkdir()

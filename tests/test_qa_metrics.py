@@ -60,6 +60,7 @@ def test_references_given_as_one_string_are_refused(score: Any) -> None:
         score("a cat", "x" * 1000)
     assert len(str(long.value)) < 120
     assert score("a cat", ["a cat"]) == 1.0
+    assert score("a cat", (r for r in ["a cat"])) == 1.0  # an iterator is read once
 
 
 def test_token_f1_values() -> None:

@@ -257,6 +257,8 @@ def test_qrels_that_cannot_be_read_again_are_named_not_called_changed(
     assert found["note"].endswith(
         f"the gold in --qrels {given} changed since scoring; the marks may differ"
     )
+    # The marks are the changed file's, the one the note names (p2_1 is no longer judged).
+    assert [d["relevance"] for d in found["shown"][0]["top"]] == [None, 1]
     given.unlink()  # as a pipe (/dev/stdin) is: not there to read again
     (found,) = failures(tmp_path / "run", 1)
     said = (
@@ -280,8 +282,14 @@ def test_the_datasets_own_gold_changed_is_not_called_a_qrels_file(tmp_path: Path
     assert summary["dataset"]["qrels_given"] is False
     write_hf(data, corpus=HF_CORPUS, queries={"test": QUERIES}, qrels={"test": QRELS[:-1]})
     (found,) = failures(tmp_path / "run", 1)
-    assert found["note"].endswith(f"the gold in {data} changed since scoring; the marks may differ")
-    assert "--qrels" not in found["note"]
+    said = f"the gold in {data} changed since scoring; the marks may differ"
+    assert found["note"].endswith(said) and "--qrels" not in found["note"]
+    # A summary written before `qrels_given` names the dataset's own file in `qrels`.
+    del summary["dataset"]["qrels_given"]
+    assert summary["dataset"]["qrels"] == str(data / "qrels" / "test.jsonl")
+    (tmp_path / "run" / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    (found,) = failures(tmp_path / "run", 1)
+    assert found["note"].endswith(said) and "--qrels" not in found["note"]
 
 
 def test_a_relative_qrels_file_is_found_from_another_directory(

@@ -289,7 +289,7 @@ def test_importing_the_library_loads_no_heavy_package() -> None:
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("content", ["", "\n \n\n"])
+@pytest.mark.parametrize("content", ["", "\n \n\n", " " * (2 << 20)])
 def test_an_empty_json_table_is_said_to_be_empty(tmp_path: Path, content: str) -> None:
     root = sample_hf(tmp_path / "ds", "json")
     (root / "queries" / "test.json").write_text(content, encoding="utf-8")

@@ -95,34 +95,51 @@ def check_number(
     whole: bool = False,
     optional: bool = False,
 ) -> None:
-    """A UsageError unless `value` is a finite Python number from `low` to `high` (an int if
-    `whole`; None too if `optional`): what a record a library caller builds checks, as the
-    command line checks its options, before anything is sent or written."""
+    """A UsageError unless `value` is a Python number from `low` to `high` (None too if
+    `optional`): what a record a library caller builds checks, as the command line checks
+    its options, before anything is sent or written. A `whole` number is an int that
+    fits in 64 bits (as servers read seeds and counts); any other is finite as a float."""
     if value is None and optional:
         return
     number = isinstance(value, int | float) and not isinstance(value, bool)
     if (
         isinstance(value, int | float)
         and number
-        and (isinstance(value, int) or (not whole and math.isfinite(value)))
+        and (_INT64[0] <= value <= _INT64[1] if whole else _finite(value))
+        and (isinstance(value, int) or not whole)
         and (low is None or value >= low)
         and (high is None or value <= high)
     ):
         return
-    kind = "a whole number" if whole else "a finite number"
+    span = ""
     if low is not None and high is not None:
-        kind += f" from {low:g} to {high:g}"
+        span = f" from {low:g} to {high:g}"
     elif low is not None:
-        kind += f" of at least {low:g}"
+        span = f" of at least {low:g}"
+    maybe = " (or None)" if optional else ""
+    shown = repr(value) if not isinstance(value, int) or value.bit_length() < 200 else "it"
+    if len(shown) > 30:
+        shown = shown[:30] + "..."
     if not number and value is not None and not isinstance(value, bool | str):
         # numpy's and Decimal's numbers are refused too: run.json and requests hold JSON.
-        kind += f" (a Python {'int' if whole else 'int or float'}, not {type(value).__name__})"
-    shown = (
-        f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
-        if isinstance(value, int) and value.bit_length() > 3000
-        else repr(value)[:60]
-    )
-    raise UsageError(f"{name}: {shown} is not {kind}" + (" (or None)" if optional else ""))
+        kind = "int" if whole else "float"
+        raise UsageError(f"{name}: give a Python {kind}{span}{maybe}, not {shown}")
+    kind = "a whole number" if whole else "a finite number"
+    if whole and isinstance(value, int) and not _INT64[0] <= value <= _INT64[1]:
+        span += " that fits in 64 bits"
+    raise UsageError(f"{name}: {shown} is not {kind}{span}{maybe}")
+
+
+#: The whole numbers a record holds: what servers read as a 64-bit integer.
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _finite(value: int | float) -> bool:
+    """Whether a number is finite as a float (an int past a float's range is not)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def first_line(exc: BaseException) -> str:

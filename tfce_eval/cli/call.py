@@ -12,6 +12,7 @@ import click
 
 from tfce_eval.cli.numbers import Finite
 from tfce_eval.errors import DataError, RunError
+from tfce_eval.scoring.options import EXEC_TIMEOUT_MAX_S
 
 
 @click.command("call")
@@ -24,10 +25,10 @@ from tfce_eval.errors import DataError, RunError
 )
 @click.option(
     "--exec-timeout",
-    type=Finite(min=0.1),
+    type=Finite(min=0.1, max=EXEC_TIMEOUT_MAX_S),
     default=5.0,
     show_default=True,
-    help="Time limit for the call, in seconds.",
+    help="Time limit for the call, in seconds (at most a day).",
 )
 def call_command(text: str, functions_dir: Path | None, exec_timeout: float) -> None:
     """Run CALL (Python syntax, keyword arguments only: `units.dbm_to_watts(power_dbm=30)`)

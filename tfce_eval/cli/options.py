@@ -10,7 +10,7 @@ import click
 
 from tfce_eval.cli.numbers import Finite
 from tfce_eval.model import AnswerStyle, Category, OptionalParams, Policy, TaskKind
-from tfce_eval.scoring.options import CheckMode
+from tfce_eval.scoring.options import EXEC_TIMEOUT_MAX_S, CheckMode
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -181,10 +181,10 @@ def check_options(func: F) -> F:
         ),
         click.option(
             "--exec-timeout",
-            type=Finite(min=0.1),
+            type=Finite(min=0.1, max=EXEC_TIMEOUT_MAX_S),
             default=5.0,
             show_default=True,
-            help="Time limit per executed call, in seconds.",
+            help="Time limit per executed call, in seconds (at most a day).",
         ),
     ]
     for decorator in reversed(decorators):

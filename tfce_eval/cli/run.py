@@ -149,7 +149,11 @@ def _resume_command() -> str | None:
     metavar="N",
     help="Most tokens per answer. Default: the server's (Anthropic: 4096).",
 )
-@click.option("--seed", type=int, help="Sampling seed, where the server takes one.")
+@click.option(
+    "--seed",
+    type=click.IntRange(-(2**63), 2**63 - 1),
+    help="Sampling seed, where the server takes one (64-bit).",
+)
 @click.option(
     "--tool-choice",
     type=click.Choice([str(t) for t in ToolChoice]),

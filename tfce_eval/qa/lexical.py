@@ -40,9 +40,10 @@ def _references(prediction: str, references: Sequence[str]) -> Sequence[str]:
         raise UsageError(
             f"references: give a list of answers, not the string {repr(references)[:60]}"
         )
-    if not isinstance(prediction, str) or not all(isinstance(r, str) for r in references):
+    given = list(references)  # read once: an iterator is used up by the check
+    if not isinstance(prediction, str) or not all(isinstance(r, str) for r in given):
         raise UsageError("token_f1 and exact_match compare text: a prediction and a list of str")
-    return references
+    return given
 
 
 def exact_match(prediction: str, references: Sequence[str]) -> float:

@@ -25,11 +25,16 @@ def split_files(path: Path) -> dict[str, Path]:
         raise DataError(
             "no such file or directory", path=str(path), hint="give a split file or its directory"
         )
-    found = {
-        p.stem: p
-        for p in sorted(path.iterdir())
-        if p.is_file() and p.suffix.lower() in _SUFFIXES and not p.name.startswith(".")
-    }
+    found: dict[str, Path] = {}
+    for p in sorted(path.iterdir()):
+        if p.is_file() and p.suffix.lower() in _SUFFIXES and not p.name.startswith("."):
+            if p.stem in found:
+                raise DataError(
+                    f"two split files are named {p.stem}: {found[p.stem].name} and {p.name}",
+                    path=str(path),
+                    hint="keep one of them (a split is chosen by the name before its suffix)",
+                )
+            found[p.stem] = p
     if not found:
         raise DataError(
             "no split files (*.json, *.jsonl) in this directory",
@@ -68,6 +73,10 @@ def choose_split(path: Path, split: str | None) -> tuple[str, Path]:
         )
     if split in files:
         return split, files[split]
+    # A name offered above (the card's) chooses its file, even where it also begins another.
+    named = [stem for stem, name in names.items() if name == split]
+    if len(named) == 1:
+        return named[0], files[named[0]]
     near = [s for s in files if s.endswith("_" + split) or s.startswith(split + "_")]
     if len(near) == 1:
         return near[0], files[near[0]]

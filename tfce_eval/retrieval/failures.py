@@ -73,7 +73,7 @@ class GoldSource:
 
     def __init__(self, data: Path | None = None) -> None:
         self.data = data
-        self._cache: dict[tuple[str, str, str, str], RetrievalDataset | str] = {}
+        self._cache: dict[tuple[str, str, str, str], tuple[RetrievalDataset, bool] | str] = {}
 
     def dataset(self, run: ScoredRun) -> tuple[RetrievalDataset | None, str | None]:
         recorded = run.summary.get("dataset")
@@ -84,18 +84,17 @@ class GoldSource:
         split, corpus = str(info.get("split") or ""), str(info.get("corpus") or "")
         if self.data is not None and corpus and _layout(path) != info.get("layout"):
             corpus = ""  # the recorded corpus is another layout's: the given one's default
-        # The --qrels file the run was scored with; a summary written before `qrels_given`
-        # names the dataset's own judgements there too (a file, not a --qrels one).
-        qrels = str(info.get("qrels") or "") if info.get("qrels_given") is not False else ""
+        qrels = _given_qrels(info, path)
         gold = str(info.get("gold_sha256") or "")
         key = (path, split, corpus, qrels)
         if key not in self._cache:
-            self._cache[key] = self._load(path, split, corpus, qrels, gold)
-        found = self._cache[key]
-        if isinstance(found, str):
-            return None, found
+            self._cache[key] = self._load(path, split, corpus, qrels)
+        loaded = self._cache[key]
+        if isinstance(loaded, str):
+            return None, loaded
+        found, from_file = loaded
         if gold and found.gold_sha256() != gold:
-            if qrels and not Path(qrels).is_file():  # a pipe, or a file since moved
+            if qrels and not from_file:  # a pipe, or a file since moved or broken
                 return found, (
                     f"the run was scored with --qrels {qrels}, which cannot be read "
                     f"again; the marks are {path}'s own judgements and may differ"
@@ -105,24 +104,44 @@ class GoldSource:
         return found, None
 
     def _load(
-        self, path: str, split: str, corpus: str, qrels: str, gold: str
-    ) -> RetrievalDataset | str:
+        self, path: str, split: str, corpus: str, qrels: str
+    ) -> tuple[RetrievalDataset, bool] | str:
+        """The dataset, with the --qrels file's judgements as they are now when it was
+        scored with one that can still be read (True), else its own (False)."""
         try:
             dataset = load_retrieval(path, split=split or None, corpus=corpus or None, name=path)
         except Exception as exc:  # moved, edited, unreadable: the report goes on
             if self.data is not None:
                 raise given_dataset_error(path, exc, "retrieval") from exc
             return f"could not load {path}: {first_line(exc)}; {GIVE_DATA}"
-        if gold and dataset.gold_sha256() != gold and Path(qrels).is_file():
-            # Scored with --qrels FILE: the same judgements again, if the file is still there.
+        if qrels and Path(qrels).is_file():
             try:
                 given = load_retrieval(
                     path, split=split or None, corpus=corpus or None, qrels=qrels, name=path
                 )
-            except Exception:
-                return dataset
-            return given if given.gold_sha256() == gold else dataset
-        return dataset
+            except Exception:  # the file no longer reads as qrels: the dataset's own
+                return dataset, False
+            return given, True
+        return dataset, False
+
+
+def _given_qrels(info: Mapping[str, Any], path: str) -> str:
+    """The --qrels file a run was scored with, or "" when it was scored with its dataset's
+    own judgements. A summary written before `qrels_given` names those in `qrels` too: the
+    built-in's (`builtin:NAME/FILE`), the span gold (`spans in ...`) or files in the
+    dataset's directory."""
+    qrels = str(info.get("qrels") or "")
+    given = info.get("qrels_given")
+    if isinstance(given, bool):
+        return qrels if given else ""
+    first = qrels.split(", ")[0]
+    if first.startswith(("builtin:", "spans in ")) or not first:
+        return ""
+    try:
+        inside = Path(first).resolve().is_relative_to(Path(path).resolve())
+    except (OSError, ValueError):
+        inside = False
+    return "" if inside else qrels
 
 
 def _layout(path: str) -> str | None:

@@ -144,6 +144,8 @@ def _opens_array(path: Path) -> bool:
                 if not block:
                     return True
                 head = block.lstrip()
+            if not head:  # more white space than is looked through: the array reader says so
+                return True
     except (DataError, OSError):
         return True
     return head.startswith(b"[")

@@ -13,7 +13,7 @@ from tfce_eval.model import AnswerStyle, Category, Policy, TaskKind, parse_choic
 from tfce_eval.providers import Mode, RequestOptions
 from tfce_eval.retrieval import detect_layout
 from tfce_eval.run.retry import RetryPolicy
-from tfce_eval.scoring.options import CheckMode
+from tfce_eval.scoring.options import EXEC_TIMEOUT_MAX_S, CheckMode
 from tfce_eval.tasks import resolve_data
 
 
@@ -155,7 +155,7 @@ class RunConfig:
         check_number(self.concurrency, "concurrency", 1, whole=True)
         check_number(self.limit, "limit", 1, whole=True, optional=True)
         check_number(self.timeout_s, "timeout_s", 0.001)
-        check_number(self.exec_timeout_s, "exec_timeout_s", 0.1)
+        check_number(self.exec_timeout_s, "exec_timeout_s", 0.1, EXEC_TIMEOUT_MAX_S)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,11 @@ class MissingMode(StrEnum):
     SKIP = "skip"  # left out of the denominator (qa: of every figure)
 
 
+#: The longest time limit of an executed call (--exec-timeout): a day. The exec pool waits
+#: with poll(), whose timeout in milliseconds must fit a C int (about 24 days).
+EXEC_TIMEOUT_MAX_S = 86_400.0
+
+
 @dataclass(frozen=True, slots=True)
 class ScoreOptions:
     """How `score_outputs` scores. Closed choices may be given as their text
@@ -56,7 +61,7 @@ class ScoreOptions:
             set_field(self, "ids", frozenset(self.ids))
         if self.functions_dir is not None:
             set_field(self, "functions_dir", Path(self.functions_dir))
-        check_number(self.exec_timeout_s, "exec_timeout_s", 0.1)  # as --exec-timeout
+        check_number(self.exec_timeout_s, "exec_timeout_s", 0.1, EXEC_TIMEOUT_MAX_S)
         check_number(self.exec_workers, "exec_workers", 1, whole=True)
 
     def to_json(self) -> dict[str, Any]:
