@@ -235,3 +235,17 @@ def test_the_command_line_refuses_numbers_that_are_not_finite(option: str, value
     assert result.exit_code == 2 and f"Invalid value for '{option}': " in result.output
     # nan passes click's range check: it is refused as not finite.
     assert value == "inf" or f"'{value}' is not a finite number" in result.output
+
+
+@pytest.mark.parametrize("option", ["--max-tokens", "--limit", "--concurrency", "--max-retries"])
+def test_a_count_past_64_bits_is_refused_by_its_option(option: str) -> None:
+    """The command line refuses what its options feed the run's records would refuse, and
+    names the option, not the record's field."""
+    from click.testing import CliRunner
+
+    from tfce_eval.cli import main
+
+    result = CliRunner().invoke(main, ["run", "--model", "openai/m", option, str(2**64)])
+    assert result.exit_code == 2
+    said = " ".join(result.output.split())
+    assert f"Invalid value for '{option}': {2**64} is not in the range" in said

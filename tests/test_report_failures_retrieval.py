@@ -290,6 +290,13 @@ def test_the_datasets_own_gold_changed_is_not_called_a_qrels_file(tmp_path: Path
     (tmp_path / "run" / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
     (found,) = failures(tmp_path / "run", 1)
     assert found["note"].endswith(said) and "--qrels" not in found["note"]
+    # The dataset moved, and --data names where it is now; its old place is gone.
+    moved = tmp_path / "moved"
+    data.rename(moved)
+    (found,) = failures(tmp_path / "run", 1, "--data", moved)
+    assert found["note"].endswith(
+        f"the gold in {moved} changed since scoring; the marks may differ"
+    )
 
 
 def test_a_relative_qrels_file_is_found_from_another_directory(

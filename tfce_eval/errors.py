@@ -105,7 +105,7 @@ def check_number(
     if (
         isinstance(value, int | float)
         and number
-        and (_INT64[0] <= value <= _INT64[1] if whole else _finite(value))
+        and (INT64_MIN <= value <= INT64_MAX if whole else _finite(value))
         and (isinstance(value, int) or not whole)
         and (low is None or value >= low)
         and (high is None or value <= high)
@@ -122,16 +122,16 @@ def check_number(
         shown = shown[:30] + "..."
     if not number and value is not None and not isinstance(value, bool | str):
         # numpy's and Decimal's numbers are refused too: run.json and requests hold JSON.
-        kind = "int" if whole else "float"
+        kind = "int" if whole else "int or float"
         raise UsageError(f"{name}: give a Python {kind}{span}{maybe}, not {shown}")
     kind = "a whole number" if whole else "a finite number"
-    if whole and isinstance(value, int) and not _INT64[0] <= value <= _INT64[1]:
+    if whole and isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
         span += " that fits in 64 bits"
     raise UsageError(f"{name}: {shown} is not {kind}{span}{maybe}")
 
 
 #: The whole numbers a record holds: what servers read as a 64-bit integer.
-_INT64 = (-(2**63), 2**63 - 1)
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 def _finite(value: int | float) -> bool:

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from tfce_eval.cli.numbers import Finite
+from tfce_eval.errors import INT64_MAX
 from tfce_eval.model import AnswerStyle, Category, OptionalParams, Policy, TaskKind
 from tfce_eval.scoring.options import EXEC_TIMEOUT_MAX_S, CheckMode
 
@@ -274,7 +275,7 @@ def judge_options(func: F) -> F:
         ),
         click.option(
             "--k",
-            type=click.IntRange(min=1),
+            type=click.IntRange(min=1, max=INT64_MAX),
             default=5,
             show_default=True,
             help="qa: context passages given (run) and the cut-off of the canonical hit rate.",

@@ -32,6 +32,7 @@ from tfce_eval.cli.options import (
     timeout_option,
 )
 from tfce_eval.cli.text import fold, fold_command, shown
+from tfce_eval.errors import INT64_MAX, INT64_MIN
 from tfce_eval.model import AnswerStyle, TaskKind
 from tfce_eval.providers.base import Mode, RequestOptions, ToolChoice
 from tfce_eval.scoring.options import CheckMode
@@ -124,13 +125,13 @@ def _resume_command() -> str | None:
 )
 @click.option(
     "--limit",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=INT64_MAX),
     metavar="N",
     help="At most N items per category (fc) or answer type (qa), the first in id order.",
 )
 @click.option(
     "--concurrency",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=INT64_MAX),
     default=8,
     show_default=True,
     help="Requests in flight at once.",
@@ -145,13 +146,13 @@ def _resume_command() -> str | None:
 )
 @click.option(
     "--max-tokens",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=INT64_MAX),
     metavar="N",
     help="Most tokens per answer. Default: the server's (Anthropic: 4096).",
 )
 @click.option(
     "--seed",
-    type=click.IntRange(-(2**63), 2**63 - 1),
+    type=click.IntRange(INT64_MIN, INT64_MAX),
     help="Sampling seed, where the server takes one (64-bit).",
 )
 @click.option(
@@ -170,7 +171,7 @@ def _resume_command() -> str | None:
 @timeout_option
 @click.option(
     "--max-retries",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=INT64_MAX),
     default=4,
     show_default=True,
     help="Retries of a request after a connection error, timeout, 408, 409, 429 or 5xx.",

@@ -127,21 +127,28 @@ class GoldSource:
 
 def _given_qrels(info: Mapping[str, Any], path: str) -> str:
     """The --qrels file a run was scored with, or "" when it was scored with its dataset's
-    own judgements. A summary written before `qrels_given` names those in `qrels` too: the
-    built-in's (`builtin:NAME/FILE`), the span gold (`spans in ...`) or files in the
-    dataset's directory."""
+    own judgements. A summary written before `qrels_given` names those in `qrels` too: a
+    built-in's (`builtin:NAME/FILE`), the span gold (`spans in ...`), or the layout's own
+    files, which sit in a `qrels/` folder (HF/MTEB and BEIR) under the dataset."""
     qrels = str(info.get("qrels") or "")
     given = info.get("qrels_given")
     if isinstance(given, bool):
         return qrels if given else ""
     first = qrels.split(", ")[0]
-    if first.startswith(("builtin:", "spans in ")) or not first:
+    if not first or first.startswith(("builtin:", "spans in ")):
         return ""
+    file = Path(first)
+    roots = {str(info.get("path") or ""), path} - {""}
+    if file.parent.name == "qrels" or any(_inside(file, Path(root)) for root in roots):
+        return ""
+    return qrels
+
+
+def _inside(file: Path, root: Path) -> bool:
     try:
-        inside = Path(first).resolve().is_relative_to(Path(path).resolve())
-    except (OSError, ValueError):
-        inside = False
-    return "" if inside else qrels
+        return file.resolve().is_relative_to(root.resolve())
+    except (OSError, ValueError, RuntimeError):
+        return False
 
 
 def _layout(path: str) -> str | None:
