@@ -359,7 +359,8 @@ say "llama-server ready in $(elapsed $((SECONDS - t0)))"
 say "tfce-eval doctor --model $MODEL --base-url $base_url"
 t0=$SECONDS
 rc=0
-run_child "$TFCE_EVAL" doctor --model "$MODEL" --base-url "$base_url" \
+# Folded to 78 columns: the output is shown indented by 2.
+COLUMNS=78 run_child "$TFCE_EVAL" doctor --model "$MODEL" --base-url "$base_url" \
     --timeout 600 >"$work/doctor.out" 2>&1 || rc=$?
 sed 's/^/  /' "$work/doctor.out"
 say "doctor: exit $rc in $(elapsed $((SECONDS - t0)))"
@@ -474,13 +475,17 @@ for mode in fc prompt; do
     say "tfce-eval run --mode $mode --limit $LIMIT"
     t0=$SECONDS
     rc=0
-    run_child "$TFCE_EVAL" run --model "$MODEL" --base-url "$base_url" \
+    # Folded to 78 columns: stderr is shown indented by 2, under "  stderr:".
+    COLUMNS=78 run_child "$TFCE_EVAL" run --model "$MODEL" --base-url "$base_url" \
         --mode "$mode" --limit "$LIMIT" \
         --out "$work/results" --run-name "smollm2-$mode" \
         --concurrency 1 --timeout 600 --max-retries 1 --max-tokens 256 \
         >"$work/run-$mode.out" 2>"$work/run-$mode.err" || rc=$?
     cat "$work/run-$mode.out"
-    grep -v '^\s*$' "$work/run-$mode.err" | sed 's/^/  stderr: /' || true
+    if grep -q '[^[:space:]]' "$work/run-$mode.err"; then
+        echo "  stderr:"
+        grep -v '^\s*$' "$work/run-$mode.err" | sed 's/^/  /' || true
+    fi
     say "run --mode $mode: exit $rc in $(elapsed $((SECONDS - t0)))"
     ((rc == 0)) || fail "run --mode $mode exited $rc"
     if grep -q 'Traceback' "$work/run-$mode.out" "$work/run-$mode.err"; then

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 import shutil
 from pathlib import Path
@@ -147,8 +148,17 @@ def test_markdown_html_and_csv(run: Path) -> None:
     assert not UNSHOWN.search(page)
     text = ok("report", run, "--failures", "2", "--format", "csv").stdout
     rows = [r for r in csv.reader(io.StringIO(text)) if r[0] == "failures"]
-    assert ["failures", "q2", "nDCG@10", "0.0000"] in rows
+    assert ["failures", "q2", "nDCG@10", "0.0"] in rows
     assert ["failures", "q2", "relevant", "2"] in rows
+    # CSV keeps full precision, as the README says: each measure as scores.jsonl has it
+    # (q1's nDCG@10 is 1 / log2(3), its one relevant chunk ranked second).
+    text = ok("report", run, "--failures", "3", "--format", "csv").stdout
+    every = [r for r in csv.reader(io.StringIO(text)) if r[0] == "failures"]
+    scores = (run / "scores.jsonl").read_text(encoding="utf-8").splitlines()
+    kept = {r["qid"]: r["measures"] for r in map(json.loads, scores)}
+    shown = [r for r in every if r[2] in kept.get(r[1], {})]
+    assert shown and all(float(v) == kept[qid][name] for _, qid, name, v in shown)
+    assert ["failures", "q1", "nDCG@10", repr(1 / math.log2(3))] in every
     assert [r[1] for r in rows if r[2] == "query"] == ["q2", "q3"]
 
 

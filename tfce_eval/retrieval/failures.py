@@ -274,7 +274,7 @@ def _rows(q: FailingQuery, has_gold: bool) -> list[tuple[Cell, ...]]:
     rows: list[tuple[Cell, ...]] = [
         (q.qid, "query", "(unavailable)" if q.query is None else q.query)
     ]
-    rows += [(q.qid, name, f"{value:.4f}") for name, value in q.measures.items()]
+    rows += [(q.qid, name, value) for name, value in q.measures.items()]  # CSV: in full
     rows.append((q.qid, "relevant", str(q.n_relevant)))
     if q.top is None:
         top = "(unavailable)"
