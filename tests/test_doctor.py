@@ -209,3 +209,16 @@ def test_calls_written_as_text_are_counted_in_words(dataset):
     said = _texts(report, Level.ERROR)
     assert re.search(r"but (1 call was|[2-9]\d* calls were) written as text: the server", said)
     assert "call(s)" not in said
+
+
+def test_control_characters_are_shown_as_escapes(dataset, monkeypatch) -> None:
+    """What doctor prints (the model's name, what the server said) never passes a control
+    character to the terminal: an OSC sequence could retitle it or worse."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    model = "vllm/m\x1b]0;PWNED\x07"
+    with FakeServer(FakeConfig(dataset, always=("text_calls",))) as srv:
+        args = ["doctor", "--model", model, "--base-url", srv.base_url, "--data", str(DATA)]
+        result = CliRunner().invoke(main, args)
+    assert "\x1b" not in result.output and "\x07" not in result.output
+    assert "m\\x1b]0;PWNED\\x07" in result.output
+    assert all(len(line) <= 80 for line in result.output.splitlines())

@@ -560,3 +560,15 @@ def test_the_corpus_a_note_names_is_a_corpus_to_give(server: FakeServer, tmp_pat
     (run_dir,) = list((tmp_path / "o").iterdir())
     (output,) = lines(run_dir / "outputs.jsonl")
     assert len(output["retrieved"]) == 5
+
+
+def test_a_qa_run_with_json_writes_its_reports_too(server: FakeServer, tmp_path: Path) -> None:
+    """--json changes what is printed, not what is written: report.md and report.html
+    are in the run directory, as for a function-calling run."""
+    out = run(
+        "--model", "vllm/qa-model", "--base-url", server.base_url, "--out", str(tmp_path), "--json"
+    )
+    (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    assert json.loads(out.stdout)["task"] == "qa"
+    assert (run_dir / "report.md").is_file() and (run_dir / "report.html").is_file()
+    assert (run_dir / "report.md").read_text(encoding="utf-8").startswith("# QA report: ")

@@ -13,6 +13,7 @@ from tfce_eval.cli.options import (
     split_option,
     timeout_option,
 )
+from tfce_eval.cli.text import fold, shown
 from tfce_eval.model import Level
 from tfce_eval.words import counted
 
@@ -78,23 +79,18 @@ def doctor_command(
         from tfce_eval.providers.doctor import diagnose
 
         report = diagnose(model, base_url=base_url, data=data, item_id=item_id, timeout_s=timeout)
-    click.echo(f"doctor: {report.provider}/{report.model} at {report.base_url}")
+    # What the server said is shown as escapes where it holds control characters.
+    click.echo(fold(shown(f"doctor: {report.provider}/{report.model} at {report.base_url}")))
     if report.item_id and not qa:
-        click.echo(f"item: {report.item_id} ({counted(report.expected_calls, 'call')} expected)")
+        calls = counted(report.expected_calls, "call")
+        click.echo(fold(shown(f"item: {report.item_id} ({calls} expected)")))
     elif report.item_id:
-        click.echo(f"item: {report.item_id}")
+        click.echo(fold(shown(f"item: {report.item_id}")))
     for finding in report.findings:
-        click.echo(_fold(f"{_MARK[finding.level]}  {finding.message}", "         "))
+        click.echo(fold(shown(f"{_MARK[finding.level]}  {finding.message}"), "", " " * 9))
         if finding.hint:
-            click.echo(_fold(f"  fix: {finding.hint}", "       "))
+            click.echo(fold(shown(f"  fix: {finding.hint}")))
     if report.ok:
         click.echo("ready for `tfce-eval run --mode fc`" + (" and `--mode prompt`" if qa else ""))
     else:
         raise SystemExit(1)
-
-
-def _fold(text: str, indent: str) -> str:
-    """One finding folded at 80 columns, continuation lines indented under its text."""
-    import textwrap
-
-    return textwrap.fill(text, width=80, subsequent_indent=indent, break_long_words=False)

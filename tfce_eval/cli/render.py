@@ -49,15 +49,13 @@ def print_warnings(warnings: Iterable[str]) -> None:
         click.echo(fold(shown(warning), "warning: "), err=True)
 
 
-def print_summary(result: ScoreResult, name: str | None = None) -> None:
+def print_summary(result: ScoreResult) -> None:
     """The per-category table on stdout, then where the files are."""
     from tfce_eval.report import RunView, render_table
 
     run_dir = result.run_dir
     assert run_dir is not None  # scored into a directory
-    view = RunView(
-        name or run_dir.path.resolve().name, run_dir.path, result.summary, result.records, None
-    )
+    view = RunView(run_dir.path.resolve().name, run_dir.path, result.summary, result.records, None)
     stdout_console().print(render_table([view]))
     # The directory once, then the file names: the line stays short whatever the path.
     files = (run_dir.scores, run_dir.summary, run_dir.report_md, run_dir.report_html)

@@ -39,6 +39,7 @@ from tfce_eval.scoring.options import CheckMode
 
 if TYPE_CHECKING:
     from tfce_eval.dataset.load import Dataset
+    from tfce_eval.report.document import Document
     from tfce_eval.run.config import RunResult
     from tfce_eval.scoring.score import ScoreResult
 
@@ -300,11 +301,17 @@ def run_command(
     from tfce_eval.cli.render import print_warnings
 
     print_warnings(result.score.warnings)
+    # A QA run's reports are written here (fc's by run_eval, through _write_reports), with
+    # --json too, so that every run directory holds report.md and report.html.
+    qa_document = _write_qa_reports(result) if task is TaskKind.QA else None
     if as_json:
         click.echo(json.dumps(result.score.summary, ensure_ascii=False, indent=2))
         return
-    if task is TaskKind.QA:
-        _print_qa_result(result)
+    if qa_document is not None:
+        from tfce_eval.cli.render import print_document
+
+        print_document(qa_document)
+        _print_counts(result)
         return
     _print_result(result)
 
@@ -320,16 +327,15 @@ def _write_reports(score: ScoreResult, dataset: Dataset, run_info: Mapping[str, 
     write_run_reports(path, view, failure_source=FailureSource(dataset=dataset))
 
 
-def _print_qa_result(result: RunResult) -> None:
-    """A QA run's tables, its reports written beside its scores, and what was done."""
-    from tfce_eval.cli.render import print_document, write_document_reports
+def _write_qa_reports(result: RunResult) -> Document:
+    """A QA run's report, written beside its scores (report.md, report.html)."""
+    from tfce_eval.cli.render import write_document_reports
     from tfce_eval.qa.report import qa_document
     from tfce_eval.qa.runs import load_qa_run
 
     document = qa_document([load_qa_run(result.run_dir)])
     write_document_reports(result.run_dir, document)
-    print_document(document)
-    _print_counts(result)
+    return document
 
 
 def _print_result(result: RunResult) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeAlias
 
@@ -133,12 +133,6 @@ def check_summary(summary: Any, path: Path) -> None:
         raise DataError(found, path=str(path), hint=_RESCORE)
 
 
-def check_scores(lines: Iterable[tuple[int, Any]], path: Path) -> None:
-    """DataError naming scores.jsonl, the line and the field of the first mistyped record."""
-    for line, obj in lines:
-        check_score(obj, line, path)
-
-
 #: The exact types (as JSON is parsed) each score field may have, missing fields read as
 #: null: a quick look that passes a well-formed record without wording anything (one set
 #: lookup of the types of its fields in every allowed combination); `problem` words any
@@ -158,8 +152,8 @@ _SCORE_TYPES = frozenset(
 
 def check_score(obj: Any, line: int, path: Path) -> None:
     """DataError naming scores.jsonl, the line and the field when one record (a line's
-    value) is mistyped: what `check_scores` says of each, for a reader that checks each
-    record as it reads it (`scoring.rundir.read_scores`)."""
+    value) is mistyped, for a reader that checks each record as it reads it
+    (`scoring.rundir.read_scores`)."""
     if type(obj) is dict and tuple(map(type, map(obj.get, _SCORE_NAMES))) in _SCORE_TYPES:
         return
     found = (

@@ -19,7 +19,7 @@ from tfce_eval.model import parse_choice
 from tfce_eval.retrieval.columns import RunColumns, entry_lines, origin_lines
 from tfce_eval.retrieval.ranking import Run, RunForm
 from tfce_eval.retrieval.records import Origin
-from tfce_eval.retrieval.runobject import finite_score, mapping_columns, object_columns
+from tfce_eval.retrieval.runobject import finite_score, object_columns
 from tfce_eval.retrieval.tables import Problems, iter_rows
 from tfce_eval.retrieval.textfiles import CR_FIX, CR_NOTE, cr_note, line_text, not_utf8
 from tfce_eval.scoring.rundir import RUN_JSON, file_sha256
@@ -168,13 +168,6 @@ def dataset_run(dataset: RetrievalDataset) -> Run:
     return merged.finish(
         f"{dataset.name} retrieved_docs", ", ".join(map(str, files)), RunForm.DATASET
     )
-
-
-def run_from_scores(name: str, scores: dict[str, dict[str, float]], path: str = "") -> Run:
-    """A run from {qid: {docid: score}} held in memory."""
-    where = path or name
-    columns = mapping_columns(scores, where, lambda i: (where, None))
-    return columns.finish(name, path, RunForm.OBJECT)
 
 
 def _trec_columns(path: Path) -> RunColumns:

@@ -17,11 +17,6 @@ from tfce_eval.providers.base import Mode, Provider, ProviderError, RequestOptio
 from tfce_eval.schema.wire import name_map
 
 
-class HasId(Protocol):
-    @property
-    def id(self) -> str: ...
-
-
 class Asker(Protocol):
     """How one item of a task is asked and recorded (every record has "id" and "error")."""
 
