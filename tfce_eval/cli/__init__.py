@@ -1,5 +1,6 @@
-"""The `tfce-eval` command line: a thin layer that parses options, calls one library
-function per command, and renders its result. Only this package prints or exits.
+"""The `tfce-eval` command line: a layer that parses options, calls the library and
+renders the result. Only this package prints or exits. `score`, `report` and
+`validate` also choose here which task's library calls a file or directory gets.
 
 Commands are imported when they are invoked, not before: `tfce-eval --help` lists them from
 the table below without importing any of them (or the libraries they use).

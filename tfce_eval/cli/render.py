@@ -1,4 +1,5 @@
-"""Rendering helpers shared by the commands: warnings and the per-category table.
+"""Rendering helpers shared by the commands: warnings, the per-category table, a
+report document on stdout, and that document written beside a run's scores.
 
 What they print of a run (a warning naming a query id, a run directory's path) is
 printable: control characters are shown as escapes, never obeyed by the terminal.
