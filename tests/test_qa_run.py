@@ -572,3 +572,14 @@ def test_a_qa_run_with_json_writes_its_reports_too(server: FakeServer, tmp_path:
     assert json.loads(out.stdout)["task"] == "qa"
     assert (run_dir / "report.md").is_file() and (run_dir / "report.html").is_file()
     assert (run_dir / "report.md").read_text(encoding="utf-8").startswith("# QA report: ")
+
+
+def test_one_item_is_counted_as_one_item(server: FakeServer, tmp_path: Path) -> None:
+    first = TRUTH[0].id
+    out = run("--model", "vllm/qa-model", "--base-url", server.base_url, "--out", str(tmp_path))
+    assert f"\n{len(TRUTH)} items\nwritten: " in out.stdout
+    one = tmp_path / "one"
+    said = run(
+        "--model", "vllm/qa-model", "--base-url", server.base_url, "--ids", first, "--out", str(one)
+    )
+    assert "\n1 item\nwritten: " in said.stdout

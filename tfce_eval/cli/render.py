@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +21,7 @@ from tfce_eval.cli.text import fold, shown
 if TYPE_CHECKING:  # rich and the report renderers load only when a table is printed
     from rich.console import Console
 
+    from tfce_eval.report.document import Document
     from tfce_eval.scoring.score import ScoreResult
 
 #: Width of tables written to a pipe or file, where no terminal says how wide it is: the
@@ -64,7 +65,7 @@ def print_summary(result: ScoreResult) -> None:
     click.echo(fold(shown(f"written to {run_dir.path}: {names}")))
 
 
-def print_document(document: Any) -> None:
+def print_document(document: Document) -> None:
     """A task's report Document as tables on stdout (the terminal's width, else 80)."""
     from tfce_eval.report.document import document_renderables
 
@@ -73,7 +74,7 @@ def print_document(document: Any) -> None:
         console.print(part)
 
 
-def write_document_reports(out_dir: Path, document: Any) -> str:
+def write_document_reports(out_dir: Path, document: Document) -> str:
     """Write report.md and report.html of a Document; the line that says what was written."""
     from tfce_eval.report.document import render_document_html, render_document_markdown
     from tfce_eval.scoring.rundir import REPORT_HTML, REPORT_MD, SCORES, SUMMARY
@@ -85,7 +86,9 @@ def write_document_reports(out_dir: Path, document: Any) -> str:
     return fold(shown(f"written to {out_dir}: {files}"))
 
 
-def show_scored(out_dir: Path, document: Any, summary: Any, as_json: bool) -> None:
+def show_scored(
+    out_dir: Path, document: Document, summary: Mapping[str, Any], as_json: bool
+) -> None:
     """The end of a QA or retrieval score: the reports written, then the summary as JSON
     or the tables and where the files are."""
     written = write_document_reports(out_dir, document)

@@ -36,6 +36,7 @@ from tfce_eval.errors import INT64_MAX, INT64_MIN
 from tfce_eval.model import AnswerStyle, TaskKind
 from tfce_eval.providers.base import Mode, RequestOptions, ToolChoice
 from tfce_eval.scoring.options import CheckMode
+from tfce_eval.words import counted
 
 if TYPE_CHECKING:
     from tfce_eval.dataset.load import Dataset
@@ -349,7 +350,7 @@ def _print_result(result: RunResult) -> None:
 def _print_counts(result: RunResult) -> None:
     for note in result.notes:
         click.echo(fold(shown(note), "note: "))
-    line = f"{result.selected} items"
+    line = counted(result.selected, "item")
     if result.resumed:
         line += f" ({result.resumed} answered earlier, {result.asked} asked now)"
     if result.request_errors:
