@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import socket
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ from click.testing import CliRunner
 from fakeserver import FakeConfig, FakeServer, qa_items
 from messages import unfold
 
+from tests.ports import dead_url
 from tfce_eval.cli import main
 from tfce_eval.cli.doctor import doctor_command
 from tfce_eval.dataset.load import load_dataset
@@ -89,10 +89,7 @@ def test_a_refused_temperature_is_reported_and_the_check_goes_on(dataset):
 
 
 def test_no_server_at_the_url_is_a_problem_that_says_so(dataset):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]  # closed again before the request: nothing listens
-    report = diagnose("vllm/m", base_url=f"http://127.0.0.1:{port}/v1", data=DATA, timeout_s=2)
+    report = diagnose("vllm/m", base_url=dead_url(), data=DATA, timeout_s=2)
     assert not report.ok and report.structured_calls is None
     said = _texts(report, Level.ERROR)
     assert "nothing is listening there" in said and "fix: start the server" in said

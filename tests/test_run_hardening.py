@@ -19,6 +19,7 @@ from fakeserver import FakeConfig, FakeServer
 from messages import unfold
 from smallrun import DATA, config, outputs, run_argv, run_env
 
+from tests.ports import dead_url
 from tfce_eval.dataset.load import load_dataset
 from tfce_eval.errors import RunError, UsageError
 from tfce_eval.run.appender import OutputsAppender, encode_line
@@ -328,15 +329,9 @@ def test_the_files_of_a_run_follow_the_umask(dataset, tmp_path, umask):
     assert modes == dict.fromkeys(modes, 0o666 & ~umask)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])  # closed again at once: nothing listens there
-
-
 @pytest.mark.parametrize("sdk", ["openai", "anthropic"])
 def test_a_run_with_no_server_stops_at_the_first_refusal_and_says_so_once(tmp_path, sdk):
-    url = f"http://127.0.0.1:{_free_port()}" + ("/v1" if sdk == "openai" else "")
+    url = dead_url("/v1" if sdk == "openai" else "")
     cfg = RunConfig(model=f"{sdk}/m", data=DATA, out=tmp_path, base_url=url)  # default retries
     importlib.import_module(sdk)  # any run pays for the SDK's import; the stop is timed
     start = time.monotonic()

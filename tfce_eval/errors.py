@@ -103,10 +103,11 @@ def check_number(
         return
     number = isinstance(value, int | float) and not isinstance(value, bool)
     if (
-        isinstance(value, int | float)
+        isinstance(value, int | float)  # as `number`, spelled so that the type narrows
         and number
-        and (INT64_MIN <= value <= INT64_MAX if whole else _finite(value))
-        and (isinstance(value, int) or not whole)
+        and (
+            INT64_MIN <= value <= INT64_MAX and isinstance(value, int) if whole else _finite(value)
+        )
         and (low is None or value >= low)
         and (high is None or value <= high)
     ):

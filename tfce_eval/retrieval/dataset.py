@@ -57,7 +57,6 @@ class RetrievalDataset:
     files: DatasetFiles
     queries: Mapping[str, str]  # qid -> text
     qrels: Mapping[str, Mapping[str, int]]  # qid -> docid -> relevance
-    qrels_source: str  # the files the judgements came from, or the span gold
     query_origins: Mapping[str, Origin]
     answers: Mapping[str, str] = field(default_factory=dict)
     top_ranked: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -65,12 +64,16 @@ class RetrievalDataset:
     chunk_spans: Mapping[str, Span] = field(default_factory=dict)
     qrel_origins: Mapping[tuple[str, str], Origin] = field(default_factory=dict)
     refused: Refused = field(default_factory=Refused)  # queries not read, errors reported
-    #: The --qrels file given, as a summary records it (absolute: a report made from
-    #: another directory reads it again).
-    qrels_file: str | None = None
-    #: `qrels_source` as a summary records it: a built-in dataset's files as
-    #: `builtin:NAME/FILE`, not where this install keeps them.
-    qrels_recorded: str = ""
+    #: The files the judgements came from (the --qrels file when one was given), and
+    #: whether they are the span gold of queries' fragments (ConditionalQA).
+    gold_files: tuple[Path, ...] = ()
+    gold_spans: bool = False
+    qrels_given: bool = False  # with --qrels, not the dataset's own
+
+    @property
+    def qrels_source(self) -> str:
+        """Where the judgements came from, as messages name it."""
+        return _gold_source(self.gold_files, self.gold_spans, str)
 
     @property
     def root(self) -> Path:
@@ -137,8 +140,10 @@ class RetrievalDataset:
             "corpus": self.corpus_name,
             "queries": len(self.queries),
             "gold_queries": len(self.gold_queries()),
-            "qrels": self.qrels_file or self.qrels_recorded or self.qrels_source,
-            "qrels_given": self.qrels_file is not None,  # with --qrels, not the dataset's own
+            # Absolute, so that a report made from another directory reads a --qrels
+            # file again; a built-in dataset's files as builtin:NAME/FILE.
+            "qrels": _gold_source(self.gold_files, self.gold_spans, recorded),
+            "qrels_given": self.qrels_given,
             "gold_sha256": self.gold_sha256(),
         }
 
@@ -230,9 +235,9 @@ def read_dataset(
         files=files,
         queries=texts,
         qrels=gold,
-        qrels_source=_gold_source(sources, spans, str),
-        qrels_file=None if qrels is None else recorded(qrels),
-        qrels_recorded=_gold_source(sources, spans, recorded),
+        gold_files=sources,
+        gold_spans=spans,
+        qrels_given=qrels is not None,
         query_origins=origins,
         answers=answers,
         top_ranked=pools,
