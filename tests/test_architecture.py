@@ -38,6 +38,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tfce_eval.providers",),
     ("tfce_eval.run",),
     ("tfce_eval.report",),
+    ("tfce_eval.verbs",),
     ("tfce_eval.cli", "tfce_eval.__main__"),
 )
 

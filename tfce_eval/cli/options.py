@@ -286,13 +286,6 @@ def judge_options(func: F) -> F:
     return func
 
 
-#: What a dataset of each task is called in messages.
-TASK_WORDS = {
-    TaskKind.FC: "function-calling",
-    TaskKind.QA: "question-answering",
-    TaskKind.RETRIEVAL: "retrieval",
-}
-
 #: The options of `score`, `validate` and `run` that belong to some tasks only: option ->
 #: (click's name of its value, the tasks whose datasets it is for). Given with a dataset
 #: of another task they would be silently ignored, so they are refused.
@@ -343,6 +336,7 @@ def refuse_other_tasks_options(
     same tasks named together. In `params` (click's values by name), absent, None, empty or False is
     not given."""
     from tfce_eval.errors import UsageError
+    from tfce_eval.tasks import TASK_WORDS
 
     if params is None:
         params = _given_params(click.get_current_context())

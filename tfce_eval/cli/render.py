@@ -1,5 +1,5 @@
 """Rendering helpers shared by the commands: warnings, the per-category table, a
-report document on stdout, and that document written beside a run's scores.
+report document on stdout, and the line that says where a score's files went.
 
 What they print of a run (a warning naming a query id, a run directory's path) is
 printable: control characters are shown as escapes, never obeyed by the terminal.
@@ -7,12 +7,11 @@ printable: control characters are shown as escapes, never obeyed by the terminal
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -74,26 +73,9 @@ def print_document(document: Document) -> None:
         console.print(part)
 
 
-def write_document_reports(out_dir: Path, document: Document) -> str:
-    """Write report.md and report.html of a Document; the line that says what was written."""
-    from tfce_eval.report.document import render_document_html, render_document_markdown
+def written_line(out_dir: Path) -> str:
+    """The line that says where a QA or retrieval score's files went."""
     from tfce_eval.scoring.rundir import REPORT_HTML, REPORT_MD, SCORES, SUMMARY
-    from tfce_eval.scoring.writing import write_text_atomic
 
-    write_text_atomic(out_dir / REPORT_MD, render_document_markdown(document))
-    write_text_atomic(out_dir / REPORT_HTML, render_document_html(document))
     files = ", ".join((SCORES, SUMMARY, REPORT_MD, REPORT_HTML))
     return fold(shown(f"written to {out_dir}: {files}"))
-
-
-def show_scored(
-    out_dir: Path, document: Document, summary: Mapping[str, Any], as_json: bool
-) -> None:
-    """The end of a QA or retrieval score: the reports written, then the summary as JSON
-    or the tables and where the files are."""
-    written = write_document_reports(out_dir, document)
-    if as_json:
-        click.echo(json.dumps(summary, ensure_ascii=False, indent=2))
-    else:
-        print_document(document)
-        click.echo(written)

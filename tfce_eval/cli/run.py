@@ -330,9 +330,9 @@ def _write_reports(score: ScoreResult, dataset: Dataset, run_info: Mapping[str, 
 
 def _write_qa_reports(result: RunResult) -> Document:
     """A QA run's report, written beside its scores (report.md, report.html)."""
-    from tfce_eval.cli.render import write_document_reports
     from tfce_eval.qa.report import qa_document
     from tfce_eval.qa.runs import load_qa_run
+    from tfce_eval.report import write_document_reports
 
     document = qa_document([load_qa_run(result.run_dir)])
     write_document_reports(result.run_dir, document)

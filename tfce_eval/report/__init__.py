@@ -39,6 +39,7 @@ __all__ = [
     "render",
     "render_document",
     "render_table",
+    "write_document_reports",
     "write_run_reports",
 ]
 
@@ -129,3 +130,14 @@ def write_run_reports(
     files = RunDir(run_dir)
     write_text_atomic(files.report_md, render_markdown(report))
     write_text_atomic(files.report_html, render_html(report))
+
+
+def write_document_reports(run_dir: Path, document: Document) -> None:
+    """Write a QA or retrieval run's report.md and report.html into `run_dir` (atomically):
+    its Document, as `report` renders it in those formats."""
+    from tfce_eval.report.document import render_document_html, render_document_markdown
+    from tfce_eval.scoring.rundir import RunDir, write_text_atomic
+
+    files = RunDir(run_dir)
+    write_text_atomic(files.report_md, render_document_markdown(document))
+    write_text_atomic(files.report_html, render_document_html(document))

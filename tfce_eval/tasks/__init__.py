@@ -31,6 +31,13 @@ from tfce_eval.jsonl.files import unreadable
 # The closed set lives with the others in model; named here too, where tasks are told apart.
 from tfce_eval.model import TaskKind as TaskKind
 
+#: What a dataset of each task is called in messages.
+TASK_WORDS = {
+    TaskKind.FC: "function-calling",
+    TaskKind.QA: "question-answering",
+    TaskKind.RETRIEVAL: "retrieval",
+}
+
 
 def builtin_names(text: str) -> str:
     """`text` with the folder of every built-in dataset written `builtin:NAME`: a path

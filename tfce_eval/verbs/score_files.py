@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tfce_eval.cli.options import TASK_WORDS
 from tfce_eval.model import TaskKind
+from tfce_eval.tasks import TASK_WORDS
 
 
 def out_beside(files: tuple[str, ...], task: TaskKind, *, out_given: bool) -> Path | None:
@@ -112,7 +112,7 @@ _WANTS = {
 def refuse_another_tasks_file(path: Path, task: TaskKind, data: Path | None) -> None:
     """A file that is surely another task's (by its first line) stops the score with a
     message saying whose it is and what the dataset wants, not a puzzle about its lines."""
-    found = _first_line_task(path)
+    found = first_line_task(path)
     if found is None or found[0] is task:
         return
     from tfce_eval.errors import DataError
@@ -128,7 +128,7 @@ def refuse_another_tasks_file(path: Path, task: TaskKind, data: Path | None) -> 
     raise DataError(message, path=str(path), line=line, hint=hint)
 
 
-def _first_line_task(path: Path) -> tuple[TaskKind, str, int] | None:
+def first_line_task(path: Path) -> tuple[TaskKind, str, int] | None:
     """(task, what the file is, line) when the first non-blank line is surely another
     task's: a TREC run or a retrieval run's JSON line, fc outputs (an id and an answer
     key) or QA predictions (an id and a response or answer); None when unsure."""

@@ -1,0 +1,102 @@
+"""The commands' core functions, called as a program would: each gives what its command
+gives, for every task, and refuses what the command refuses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from tfce_eval.cli import main
+from tfce_eval.errors import DataError, UsageError
+from tfce_eval.model import TaskKind
+from tfce_eval.scoring.options import CheckMode, ScoreOptions
+from tfce_eval.verbs.score import DATASET_RUN, ScoreSettings, score_files, score_task
+
+REPO = Path(__file__).resolve().parent.parent
+OUTPUTS = REPO / "examples" / "outputs.jsonl"
+
+
+def cli_json(*args: str) -> Any:
+    result = CliRunner().invoke(main, [*args, "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_function_calling_outputs_score_as_the_command_scores(tmp_path: Path) -> None:
+    ref = score_task([OUTPUTS], None)
+    assert ref.task is TaskKind.FC and ref.builtin == "tfce"
+    settings = ScoreSettings(fc=ScoreOptions(check=CheckMode.AST))
+    scored = score_files([OUTPUTS], ref, settings, tmp_path / "lib")
+    assert scored.task is TaskKind.FC and scored.fc is not None and scored.document is None
+    assert scored.out_dir == tmp_path / "lib"
+    for name in ("scores.jsonl", "summary.json", "report.md", "report.html"):
+        assert (tmp_path / "lib" / name).is_file(), name
+    shown = cli_json("score", str(OUTPUTS), "--check", "ast", "--out", str(tmp_path / "cli"))
+    assert scored.summary == shown
+    assert scored.summary["overall"]["micro"]["total"] == len(scored.fc.records) > 0
+
+
+def _qasper_predictions(path: Path) -> None:
+    from tfce_eval.retrieval import load_retrieval
+
+    data = load_retrieval(REPO / "tfce_eval" / "builtin" / "qasper-rag")
+    with path.open("w", encoding="utf-8") as out:
+        for qid, answer in sorted(data.answers.items()):
+            out.write(json.dumps({"id": qid, "response": f"ANSWER: {answer}"}) + "\n")
+
+
+def test_qa_predictions_with_a_retrieval_dataset_are_scored_as_qa(tmp_path: Path) -> None:
+    preds = tmp_path / "preds.jsonl"
+    _qasper_predictions(preds)
+    ref = score_task([preds], "builtin:qasper-rag")
+    assert ref.task is TaskKind.QA and ref.builtin == "qasper-rag"
+    scored = score_files([preds], ref, out_dir=tmp_path / "lib")
+    assert scored.task is TaskKind.QA and scored.fc is None and scored.document is not None
+    assert scored.summary["qasper"]["answer_f1"] == 1.0
+    assert scored.summary["dataset"]["path"] == "builtin:qasper-rag"
+    report = (tmp_path / "lib" / "report.md").read_text(encoding="utf-8")
+    assert report.startswith("# ") and "lib" in report
+    data = ("--data", "builtin:qasper-rag")
+    shown = cli_json("score", str(preds), *data, "--out", str(tmp_path / "c"))
+    assert scored.summary == shown
+    # Told the task, the same dataset reads as retrieval, and the predictions are refused.
+    as_retrieval = score_task([preds], "builtin:qasper-rag", TaskKind.RETRIEVAL)
+    with pytest.raises(DataError, match="not a retrieval run"):
+        score_files([preds], as_retrieval, out_dir=tmp_path / "r")
+    assert not (tmp_path / "r").exists()
+
+
+def test_the_dataset_word_scores_retrieved_docs_with_the_measures_asked(tmp_path: Path) -> None:
+    ref = score_task([DATASET_RUN], "builtin:qasper-rag")
+    assert ref.task is TaskKind.RETRIEVAL
+    settings = ScoreSettings(measures="nDCG@10 R@5")
+    scored = score_files([DATASET_RUN], ref, settings, tmp_path / "lib")
+    assert scored.task is TaskKind.RETRIEVAL and scored.document is not None
+    assert list(scored.summary["measures"]) == ["nDCG@10", "R@5"]
+    assert scored.warnings == tuple(scored.summary["warnings"])
+    shown = cli_json(
+        "score", "dataset", "--data", "builtin:qasper-rag", "--measures", "nDCG@10 R@5",
+        "--out", str(tmp_path / "cli"),
+    )  # fmt: skip
+    assert scored.summary["measures"] == shown["measures"]
+    assert (tmp_path / "lib" / "report.html").is_file()
+
+
+def test_what_the_command_refuses_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    preds = tmp_path / "preds.jsonl"
+    _qasper_predictions(preds)
+    qa = score_task([preds], "builtin:qasper-rag")
+    with pytest.raises(UsageError, match="QA predictions are one file"):
+        score_files([preds, preds], qa, out_dir=tmp_path / "two")
+    with pytest.raises(UsageError, match="at least one FILE"):
+        score_files([], qa, out_dir=tmp_path / "none")
+    fc = score_task([OUTPUTS], None)
+    with pytest.raises(DataError, match="QA predictions"):
+        score_files([preds], fc, out_dir=tmp_path / "other")
+    with pytest.raises(UsageError, match="given twice"):
+        score_files([OUTPUTS, str(OUTPUTS)], fc, out_dir=tmp_path / "twice")
+    assert not any(tmp_path.glob("*/summary.json"))
