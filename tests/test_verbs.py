@@ -20,9 +20,9 @@ REPO = Path(__file__).resolve().parent.parent
 OUTPUTS = REPO / "examples" / "outputs.jsonl"
 
 
-def cli_json(*args: str) -> Any:
+def cli_json(*args: str, code: int = 0) -> Any:
     result = CliRunner().invoke(main, [*args, "--json"], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == code, result.output
     return json.loads(result.stdout)
 
 
@@ -100,3 +100,32 @@ def test_what_the_command_refuses_is_refused_before_anything_is_written(tmp_path
     with pytest.raises(UsageError, match="given twice"):
         score_files([OUTPUTS, str(OUTPUTS)], fc, out_dir=tmp_path / "twice")
     assert not any(tmp_path.glob("*/summary.json"))
+
+
+def test_validate_gives_each_tasks_findings_and_size_as_the_command() -> None:
+    from tfce_eval.tasks import resolve_data
+    from tfce_eval.verbs.validate import ValidateSettings, validate_data
+
+    fc = validate_data(resolve_data(None), ValidateSettings(exec_checks=False))
+    assert fc.task is TaskKind.FC and fc.fc is not None and not fc.errors
+    assert fc.size is not None and fc.size.noun == "item" and fc.size.total == fc.fc.items
+    assert fc.to_json() == cli_json("validate", "--no-exec")
+    telco = validate_data(resolve_data("builtin:telco-qna"))
+    assert telco.task is TaskKind.QA and telco.size is not None and not telco.findings
+    assert telco.size.noun == "question" and set(telco.size.parts) == {"mc", "tf", "open"}
+    assert sum(telco.size.parts.values()) == telco.size.total
+    assert telco.to_json() == cli_json("validate", "--data", "builtin:telco-qna")
+    retrieval = validate_data(resolve_data("builtin:conditionalqa"))
+    assert retrieval.task is TaskKind.RETRIEVAL and retrieval.size is not None
+    assert retrieval.size.noun == "query" and not retrieval.errors
+
+
+def test_validate_a_retrieval_dataset_without_answers_as_qa_is_one_error() -> None:
+    from tfce_eval.tasks import resolve_data
+    from tfce_eval.verbs.validate import validate_data
+
+    checked = validate_data(resolve_data("builtin:conditionalqa", TaskKind.QA))
+    assert [f.level.value for f in checked.findings] == ["error"]
+    assert "without answers" in checked.findings[0].message and checked.size is None
+    as_json = cli_json("validate", "--data", "builtin:conditionalqa", "--task", "qa", code=1)
+    assert as_json == checked.to_json() == {"task": "qa", "findings": as_json["findings"]}

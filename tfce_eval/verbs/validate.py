@@ -1,0 +1,148 @@
+"""`validate`'s core: every finding of a dataset of any task, and what it holds.
+
+Function calling: files, ids, category shapes, docs and ground truth, and both checked
+against the implementations (functions/ beside the dataset, or the one given). Question
+answering: Telco-Retrieve split files, or QASPER-RAG's answers read by the retrieval
+checks. Retrieval: corpus, queries and gold of one split.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tfce_eval.model import AnswerStyle, Finding, Level, TaskKind
+from tfce_eval.tasks import DataRef
+
+if TYPE_CHECKING:
+    from tfce_eval.dataset.load import Dataset
+    from tfce_eval.dataset.validate import ValidationReport
+
+
+@dataclass(frozen=True, slots=True)
+class ValidateSettings:
+    """What `validate` reads besides the dataset. Function calling: which files
+    (`questions`, `answers`, `answer_style`) and the implementations (`functions_dir`;
+    `exec_checks` False checks nothing against them). Retrieval and QA: `split`;
+    retrieval: `corpus` and `qrels`."""
+
+    questions: tuple[Path, ...] = ()
+    answers: tuple[Path, ...] = ()
+    answer_style: AnswerStyle | None = None
+    functions_dir: Path | None = None
+    exec_checks: bool = True
+    split: str | None = None
+    corpus: str | None = None
+    qrels: Path | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Size:
+    """What a dataset holds: `24 questions (mc 11, tf 8, open 5)` in numbers."""
+
+    total: int
+    noun: str  # item, question or query
+    parts: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Validated:
+    """A dataset checked: its findings in order, and its size when every record was
+    read whole (None when an error means a count would mislead). `fc` keeps function
+    calling's own report, whose JSON form has its counts."""
+
+    task: TaskKind
+    findings: tuple[Finding, ...]
+    size: Size | None
+    fc: ValidationReport | None = None
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.level is Level.ERROR)
+
+    @property
+    def warnings(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.level is not Level.ERROR)
+
+    def to_json(self) -> dict[str, Any]:
+        """What `validate --json` prints."""
+        if self.fc is not None:
+            return self.fc.to_json()
+        return {"task": str(self.task), "findings": [f.to_json() for f in self.findings]}
+
+
+def validate_data(ref: DataRef, settings: ValidateSettings | None = None) -> Validated:
+    """Check the dataset `ref` names (`tasks.resolve_data` finds it) and report every
+    problem; DataError only when there is no dataset to check."""
+    settings = settings or ValidateSettings()
+    if ref.task is TaskKind.FC:
+        return _validate_fc(ref.path, settings)
+    return _validate_other(ref.directory, ref.task, settings)
+
+
+def _validate_fc(path: Path | None, settings: ValidateSettings) -> Validated:
+    from tfce_eval.dataset.validate import validate_dataset
+    from tfce_eval.exec.records import ExecOptions, default_functions_dir
+    from tfce_eval.exec.validate import exec_findings
+
+    def against_implementations(dataset: Dataset) -> list[Finding]:
+        found = settings.functions_dir or default_functions_dir(dataset.root)
+        if found is None or not found.is_dir():
+            return []
+        return exec_findings(dataset, ExecOptions(functions_dir=found))
+
+    report = validate_dataset(
+        path,
+        questions=settings.questions,
+        answers=settings.answers,
+        answer_style=settings.answer_style,
+        extra_checks=(against_implementations,) if settings.exec_checks else (),
+    )
+    counts = {str(c): n for c, n in report.counts.items()}
+    size = Size(report.items, "item", counts)
+    return Validated(TaskKind.FC, report.findings, size, fc=report)
+
+
+def _validate_other(path: Path, task: TaskKind, settings: ValidateSettings) -> Validated:
+    """A retrieval or QA dataset: every finding at once, then the counts."""
+    from tfce_eval.retrieval import detect_layout
+    from tfce_eval.retrieval.validate import check_retrieval
+
+    findings: list[Finding]
+    size: Size | None = None
+    if task is TaskKind.QA and detect_layout(path) is None:
+        from tfce_eval.qa.loader import check_qa
+
+        items, findings = check_qa(path, settings.split)
+        kinds = Counter(str(item.answer_type) for item in items)
+        if items:  # none read whole: the errors say why, not a count of 0
+            size = Size(len(items), "question", {k: kinds[k] for k in ("mc", "tf", "open")})
+    elif task is TaskKind.QA and not (path / "answers").is_dir():  # as `run` tells it
+        findings = [_no_answers(path)]
+    else:  # a retrieval dataset, or QASPER-RAG's answers: the retrieval checks
+        checked = check_retrieval(
+            path, split=settings.split, corpus=settings.corpus, qrels=settings.qrels
+        )
+        findings = checked.findings
+        counts = checked.answers if task is TaskKind.QA else checked.queries
+        if counts:
+            noun = "question" if task is TaskKind.QA else "query"
+            size = Size(sum(counts.values()), noun, dict(counts))
+    if any(f.level is Level.ERROR for f in findings):
+        size = None  # a count of what could not be read whole would mislead
+    return Validated(task, tuple(findings), size)
+
+
+def _no_answers(path: Path) -> Finding:
+    """The finding of a retrieval dataset without answers validated as a QA one: what
+    `run` and `doctor` say of it, and the fix."""
+    return Finding(
+        Level.ERROR,
+        "a retrieval dataset without answers, nothing to ask a model: no qa dataset",
+        str(path),
+        hint="validate it as retrieval (leave out --task qa), or add its answers/ "
+        "(QASPER-RAG's layout)",
+    )
