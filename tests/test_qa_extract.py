@@ -786,3 +786,105 @@ def test_every_hedge_word_makes_a_verdict_a_parse_error(hedge: str) -> None:
 )
 def test_every_negation_word_takes_a_verdict_back(response: str) -> None:
     assert extract_answer(TF, response) == Extraction(None, "no true/false in the response")
+
+
+@pytest.mark.parametrize(
+    ("response", "verdict"),
+    [
+        ("ANSWER: Correct - the UPF performs packet routing and forwarding.", "true"),
+        ("ANSWER: Correct \u2014 the UPF performs routing.", "true"),
+        ("ANSWER: Incorrect - NAS terminates in the AMF.", "false"),
+        ("ANSWER: The correct answer is False", "false"),
+        ("ANSWER: Correct statement: False", "false"),
+    ],
+)
+def test_correct_leading_the_answer_is_a_verdict_not_a_lead_in(response: str, verdict: str) -> None:
+    assert extract_answer(TF, response) == Extraction(verdict)
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "ANSWER: 10 ms, not 20 ms. False.",
+        "ANSWER: The frame is 10 ms, not 20 ms; false",
+        "It is the AMF, not the SMF.\n\n**False**",
+        "NAS terminates in the AMF and not in the SMF: false.",
+    ],
+)
+def test_a_negation_reaches_back_only_to_the_start_of_its_clause(response: str) -> None:
+    assert extract_answer(TF, response) == Extraction("false")
+    # Within its clause a negation still takes the verdict back.
+    assert extract_answer(TF, response.replace("alse", "alse, not true")).answer == "false"
+
+
+@pytest.mark.parametrize(
+    ("item", "response", "answer"),
+    [
+        (MC, "ANSWER: a network function in the core, namely the AMF", None),
+        (MC, "ANSWER: a UE in RRC_IDLE (B)", None),
+        (MC, "ANSWER: b", "B"),
+        (MC, "ANSWER: b, the AMF", "B"),
+        (MC, "ANSWER: (b) the AMF", "B"),
+        (MC, "ANSWER: B because the AMF does it", "B"),
+        (MC_LOWER, "ANSWER: c because it keeps the context", "c"),
+    ],
+)
+def test_a_word_in_another_case_than_the_labels_is_not_a_label(
+    item: QaItem, response: str, answer: str | None
+) -> None:
+    got = extract_answer(item, response)
+    assert got.answer == answer
+    assert answer is not None or (got.error or "").startswith("no option label in")
+
+
+@pytest.mark.parametrize(
+    ("response", "verdict"),
+    [
+        ("ANSWER: False, correct value is 10 ms", "false"),
+        ("ANSWER: False, correct answer is the AMF", "false"),
+        ("ANSWER: True, incorrect only in name", "true"),
+        ("ANSWER: True, correct.", "true"),
+    ],
+)
+def test_correct_after_a_comma_is_no_second_verdict_unless_on_its_own(
+    response: str, verdict: str
+) -> None:
+    assert extract_answer(TF, response) == Extraction(verdict)
+    both = Extraction(None, "both true and false after ANSWER:")
+    assert extract_answer(TF, "ANSWER: True, incorrect.") == both
+    assert extract_answer(TF, "ANSWER: False, correct!") == both
+
+
+@pytest.mark.parametrize(
+    ("response", "why"),
+    [
+        ("ANSWER: True for FR1 but false for FR2.", "true for"),
+        ("ANSWER: Correct for the UPF, but incorrect if applied to the SMF", "correct for"),
+        ("ANSWER: True only for RRC_IDLE; false for RRC_INACTIVE.", "true only for"),
+        ("ANSWER: False for RRC_INACTIVE (true for RRC_IDLE).", "false for"),
+        ("ANSWER: True in Rel-15, false from Rel-16 onward", "true in"),
+    ],
+)
+def test_a_verdict_tied_to_a_case_its_sentence_contradicts_is_a_parse_error(
+    response: str, why: str
+) -> None:
+    error = f"a conditional verdict ({why} ...) after ANSWER:"
+    assert extract_answer(TF, response) == Extraction(None, error)
+    assert read_answer(TF, response.removeprefix("ANSWER: ")) == Extraction(None, error)
+
+
+@pytest.mark.parametrize(
+    ("response", "verdict"),
+    [
+        ("ANSWER: False - the statement would be true for LTE", "false"),
+        ("ANSWER: False. The correct value is 30 kHz.", "false"),
+        ("ANSWER: True, no exceptions apply", "true"),
+        ("ANSWER: True for every UE in RRC_CONNECTED", "true"),
+        ("ANSWER: False for NR. It would be true for LTE.", "false"),
+        ("ANSWER: True for NR, not false", "true"),
+    ],
+)
+def test_a_verdict_tied_to_a_case_and_nothing_against_it_still_decides(
+    response: str, verdict: str
+) -> None:
+    assert extract_answer(TF, response) == Extraction(verdict)

@@ -7,13 +7,15 @@ markdown emphasis, inline code, `$...$` (on one line; `$$...$$` may span lines) 
 `\\boxed{...}` go and what they enclose stays (`$\\boxed{D}$` reads `D`).
 
 - mc: the last `ANSWER:` decides, read against the item's own labels (`B`, `(B)`, `<B>`,
-  `B.`, `B)`, `Option B`, in full-width forms too, or the exact text of one option);
+  `B.`, `B)`, `Option B`, in full-width forms too, or the exact text of one option; a
+  bare label in another case with a word after it is a word, "a network function");
   without one, a line that is only a label or a label and its own option's text; else a
   line that is exactly one option's text.
 - tf: after the last `ANSWER:`, a leading verdict word (true/false/yes/no/correct/
   incorrect) decides and what follows is explanation; else, and without `ANSWER:`, the
-  verdict words outside a negation, all agreeing. A hedged verdict (`partly true`) is a
-  parse error.
+  verdict words outside a negation of their clause, all agreeing. A hedged verdict
+  (`partly true`) or a conditional one (`True for FR1 but false for FR2`) is a parse
+  error.
 - open: the text after the last `ANSWER:`, else the whole text. An open answer given
   directly (`read_answer`) is taken as given.
 
@@ -31,13 +33,16 @@ from dataclasses import dataclass
 from tfce_eval.qa.items import AnswerType, QaItem
 from tfce_eval.qa.markup import plain_text
 from tfce_eval.qa.options import (
-    Options,
+    END_MARKS,
+    QUOTES,
     find_label,
     fold_marks,
     label_form,
     label_with_text,
+    leading_label,
     read_option,
     squash,
+    texts_of_others,
 )
 
 #: How much of a response is examined (its end, where the answer is).
@@ -66,15 +71,15 @@ _TEMPLATE_TOKEN = re.compile(
     r"|/s|eos|bos|start_of_turn|end_of_turn)>"
 )
 _ANSWER = re.compile(r"ANSWER\s*[:\uff1a]", re.IGNORECASE)  # a full-width colon too
-_QUOTES = "\"'\u201c\u201d\u2018\u2019"
-# Words that introduce the answer after `ANSWER:` ("The correct answer is (B)").
+# Words that introduce the answer after `ANSWER:` ("The correct answer is (B)"); an adjective
+# only before its noun: a bare "Correct - the UPF ..." is a verdict.
 _LEAD_IN = re.compile(
-    r"(?:(?:so|thus|therefore|hence)\b[,\s]*)?(?:the\s+)?(?:(?:correct|final|best|right)\s+)?"
-    r"(?:answer|option|choice|statement)?\s*(?:is|would\s+be|[:=\uff1a])?\s*"
-    r"(?:(?:option|choice)\s+)?",
+    r"(?:(?:so|thus|therefore|hence)\b[,\s]*)?(?:the\s+)?"
+    r"(?:(?:(?:correct|final|best|right)\s+)?(?:answer|option|choice|statement))?"
+    r"\s*(?:is|would\s+be|[:=\uff1a])?\s*(?:(?:option|choice)\s+)?",
     re.IGNORECASE,
 )
-_LEADING_LABEL = re.compile(r"[(\[<]?([^\s()\[\]<>.:,;]{1,8})[)\]>]?(?=[\s.:,;!()>]|$)")
+_WORD_NEXT = re.compile(r"\s+[^\W\d_]")  # "a network function": an article, not option A
 # A second label right after the first: "A or B", "A/B", "A and B", "A, B", "A (or maybe B)".
 # Prose further on ("B, since A is for idle mode") is an explanation, not a second answer.
 _SECOND_LABEL = re.compile(
@@ -83,11 +88,7 @@ _SECOND_LABEL = re.compile(
     r"(?:(?:option|choice)\s+)?[(\[<]?([^\s()\[\]<>.:,;!?]{1,8})[)\]>]?(?=[\s.:,;!?)>]|$)",
     re.IGNORECASE,
 )
-# What may stand between a label and an option's text: "B) RRC_IDLE", "B - RRC_IDLE", and
-# the full-width marks ("B）RRC_IDLE"); what may end an answer ("B.", "B。").
-_BETWEEN = "\t .:;,)]>-=\u2013\u2014\u3000\u3001\u3002\uff0e\uff1a\uff1b\uff0c\uff09\uff3d\u3011"
-_END = ".!\u3002\uff0e\uff01"
-_WRAPS = _QUOTES + "*`\uff02\u300c\u300d\u300e\u300f"
+_WRAPS = QUOTES + "*`\uff02\u300c\u300d\u300e\u300f"
 _POLARITY = {
     "true": "true",
     "yes": "true",
@@ -114,6 +115,12 @@ _HEDGE = re.compile(
 )
 # "correct" naming the answer, not judging the statement: "the correct answer is False".
 _NOT_A_VERDICT = re.compile(r"\s+(?:answer|option|choice|response|one)\b", re.IGNORECASE)
+# What ties a leading verdict to a case: "True for FR1 ...", "False only in Rel-15 ...".
+_QUALIFIER = re.compile(
+    r"(?i)\s+((?:only\s+)?(?:for|in|when|if|under|with|on|from|before|after|until))\b"
+)
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+_CLAUSE_END = re.compile(r"[.;:!?\n]")  # where a negation stops reaching
 _NEGATIONS = frozenset({"not", "no", "never", "neither", "nor", "cannot", "hardly"})
 _WORD = re.compile(r"[\w']+")
 
@@ -201,7 +208,7 @@ def _mc_segment(item: QaItem, segment: str) -> Extraction:
     options = item.options
     for text in (segment, _strip_lead_in(segment)):
         # Quotes, and markers markdown left unpaired: "**Answer:**B" is not emphasis.
-        text = text.strip().rstrip(_END).strip(_WRAPS).strip()
+        text = text.strip().rstrip(END_MARKS).strip(_WRAPS).strip()
         if not text:
             continue
         label = read_option(options, text)
@@ -209,7 +216,7 @@ def _mc_segment(item: QaItem, segment: str) -> Extraction:
             return Extraction(label)
         # The label and the marks after it read in ASCII ("C（RRC_IDLE）"), at the same
         # positions: the text after the label is compared as written.
-        match, label = _leading_label(options, text)
+        match, label = leading_label(options, text)
         if match is None or label is None:
             continue
         second = _SECOND_LABEL.match(match.string, match.end())
@@ -219,38 +226,20 @@ def _mc_segment(item: QaItem, segment: str) -> Extraction:
             token, other = second.group(1), find_label(options, second.group(1))
             if other is not None and other != label and (token == other or match.group(1) != label):
                 return Extraction(None, f"two answers: {label} and {other}")
-        others = _texts_of_others(options, label, text[match.end() :])
+        # A bare label in another case than the item's with a word straight after it is a word.
+        bare = match.group(0) == match.group(1) != label
+        if bare and _WORD_NEXT.match(match.string, match.end()):
+            continue
+        others = texts_of_others(options, label, text[match.end() :])
         if others:
             return Extraction(None, f"two answers: {label} and the text of {others}")
         return Extraction(label)
     return Extraction(None, f"no option label in {segment[:40]!r}")
 
 
-def _leading_label(options: Options, text: str) -> tuple[re.Match[str] | None, str | None]:
-    """The label `text` starts with (its match, in `text` or `text` folded) and the label."""
-    match = label = None
-    for form in dict.fromkeys((text, fold_marks(text))):
-        match = _LEADING_LABEL.match(form)
-        label = find_label(options, match.group(1)) if match else None
-        if label is not None:
-            break
-    return match, label
-
-
-def _texts_of_others(options: Options, label: str, rest: str) -> str:
-    """The other options whose exact text is all that follows `label` ("B) <text of A>")."""
-    rest = rest.lstrip(_BETWEEN).rstrip(_END).strip(_QUOTES).strip()
-    if rest[:1] in ("(", "\uff08") and rest[-1:] in (")", "\uff09"):
-        rest = rest[1:-1]
-    wanted = squash(rest)
-    if not wanted:
-        return ""
-    hits = sorted(other for other, option in options if squash(option) == wanted)
-    return "" if label in hits else ", ".join(hits)
-
-
 def _negated(text: str, start: int) -> bool:
     window = text[max(0, start - 40) : start].lower().replace("\u2019", "'")
+    window = _CLAUSE_END.split(window)[-1]  # "10 ms, not 20 ms. False."
     before = _WORD.findall(window)[-3:]
     return any(w in _NEGATIONS or w.endswith("n't") for w in before)
 
@@ -285,7 +274,8 @@ def _polarities(text: str, *, yes_no_first_only: bool) -> tuple[set[str], str | 
 def _leading_verdict(body: str) -> Extraction | None:
     """The verdict a text starts with ("False. The correct value is 30 kHz."), the rest
     being its explanation; a parse error when another verdict follows it at once ("True
-    or False"); None when the text does not start with a verdict."""
+    or False") or when it holds only in a case its sentence contradicts ("True for FR1
+    but false for FR2"); None when the text does not start with a verdict."""
     match = _LEADING_VERDICT.match(body)
     if match is None:
         return None
@@ -295,11 +285,16 @@ def _leading_verdict(body: str) -> Extraction | None:
     if word == "correct" and _NOT_A_VERDICT.match(body, match.end()):
         return None  # "Correct response: ..."
     second = _SECOND_VERDICT.match(body, match.end())
-    yes_no = second is not None and second.group(1).lower() in ("yes", "no")
-    if yes_no and second is not None and not _AFTER_YES_NO.match(body, second.end()):
-        second = None  # "True, no exceptions apply": no verdict of its own
+    weak = second is not None and second.group(1).lower() not in ("true", "false")
+    if weak and second is not None and not _AFTER_YES_NO.match(body, second.end()):
+        second = None  # "True, no exceptions", "False, correct value is 10 ms": no verdicts
     if second is not None and _POLARITY[second.group(1).lower()] != _POLARITY[word]:
         return Extraction(None, "both true and false after ANSWER:")
+    qualifier = _QUALIFIER.match(body, match.end())  # "True for FR1 but false for FR2"
+    sentence = _SENTENCE_END.split(body[qualifier.end() :], maxsplit=1)[0] if qualifier else ""
+    if qualifier and _polarities(sentence, yes_no_first_only=True)[0] - {_POLARITY[word]}:
+        case = " ".join(qualifier.group(1).lower().split())
+        return Extraction(None, f"a conditional verdict ({word} {case} ...) after ANSWER:")
     return Extraction(_POLARITY[word])
 
 

@@ -21,6 +21,14 @@ _LABEL_FORM = re.compile(
     r"(?:(?:option|choice)\s*)?[(\[<]?\s*([^\s()\[\]<>.:,;]{1,8})\s*[)\]>]?\s*[.):,;]?",
     re.IGNORECASE,
 )
+# A label that starts a longer text: "B, since ...", "(B) ...", "B. <text>".
+_LEADING_LABEL = re.compile(r"[(\[<]?([^\s()\[\]<>.:,;]{1,8})[)\]>]?(?=[\s.:,;!()>]|$)")
+#: Quotes around an answer, and the marks that may end one ("B.", "B。").
+QUOTES = "\"'\u201c\u201d\u2018\u2019"
+END_MARKS = ".!\u3002\uff0e\uff01"
+# What may stand between a label and an option's text: "B) RRC_IDLE", "B - RRC_IDLE", and
+# the full-width marks ("B）RRC_IDLE").
+_BETWEEN = "\t .:;,)]>-=\u2013\u2014\u3000\u3001\u3002\uff0e\uff1a\uff1b\uff0c\uff09\uff3d\u3011"
 _SPACES = re.compile(r"\s+")
 _DASHES = " \t-=\u2013\u2014"  # "B - <text of B>"
 # Full-width letters, digits and punctuation as NFKC reads them, and the ideographic space,
@@ -105,6 +113,29 @@ def read_option(options: Options, text: str) -> str | None:
         or option_by_text(options, stripped)
         or label_with_text(options, stripped)
     )
+
+
+def leading_label(options: Options, text: str) -> tuple[re.Match[str] | None, str | None]:
+    """The label `text` starts with (its match, in `text` or `text` folded) and the label."""
+    match = label = None
+    for form in dict.fromkeys((text, fold_marks(text))):
+        match = _LEADING_LABEL.match(form)
+        label = find_label(options, match.group(1)) if match else None
+        if label is not None:
+            break
+    return match, label
+
+
+def texts_of_others(options: Options, label: str, rest: str) -> str:
+    """The other options whose exact text is all that follows `label` ("B) <text of A>")."""
+    rest = rest.lstrip(_BETWEEN).rstrip(END_MARKS).strip(QUOTES).strip()
+    if rest[:1] in ("(", "\uff08") and rest[-1:] in (")", "\uff09"):
+        rest = rest[1:-1]
+    wanted = squash(rest)
+    if not wanted:
+        return ""
+    hits = sorted(other for other, option in options if squash(option) == wanted)
+    return "" if label in hits else ", ".join(hits)
 
 
 def _spellings(text: str) -> tuple[str, ...]:
