@@ -129,3 +129,43 @@ def test_validate_a_retrieval_dataset_without_answers_as_qa_is_one_error() -> No
     assert "without answers" in checked.findings[0].message and checked.size is None
     as_json = cli_json("validate", "--data", "builtin:conditionalqa", "--task", "qa", code=1)
     assert as_json == checked.to_json() == {"task": "qa", "findings": as_json["findings"]}
+
+
+def cli_text(*args: str) -> str:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_report_renders_each_tasks_runs_as_the_command(tmp_path: Path) -> None:
+    from tfce_eval.report import Prices
+    from tfce_eval.report.formats import ReportFormat
+    from tfce_eval.verbs.report import report_runs
+
+    fc = score_task([OUTPUTS], None)
+    settings = ScoreSettings(fc=ScoreOptions(check=CheckMode.AST))
+    a = score_files([OUTPUTS], fc, settings, tmp_path / "a").out_dir
+    b = score_files([OUTPUTS], fc, settings, tmp_path / "b").out_dir
+    both = report_runs([a, b], failures=2, prices=Prices(1.0, 2.0))
+    assert both.task is TaskKind.FC and both.fc is not None and not both.notes
+    md = both.render(ReportFormat.MD)
+    assert md == cli_text("report", str(a), str(b), "--format", "md", "--failures", "2",
+                          "--price-in", "1", "--price-out", "2")  # fmt: skip
+    assert both.render("csv") == cli_text("report", str(a), str(b), "--format", "csv",
+                                          "--failures", "2", "--price-in", "1",
+                                          "--price-out", "2")  # fmt: skip
+    assert len(both.renderables()) == 1
+    retrieval = score_task([DATASET_RUN], "builtin:qasper-rag")
+    r = score_files([DATASET_RUN], retrieval, out_dir=tmp_path / "r").out_dir
+    ranked = report_runs([r], failures=1, prices=Prices(1.0, 0.0))
+    assert ranked.task is TaskKind.RETRIEVAL and ranked.document is not None
+    assert ranked.notes == ("--price-in/--price-out: for function-calling runs only",)
+    shown = cli_text("report", str(r), "--format", "json", "--failures", "1")
+    assert json.loads(ranked.render("json")) == json.loads(shown)
+    assert ranked.renderables()
+    with pytest.raises(UsageError, match="runs of different tasks cannot share a report"):
+        report_runs([a, r])
+    with pytest.raises(UsageError, match="fmt: 'pdf' is not one of table, md, json, csv, html"):
+        ranked.render("pdf")
+    with pytest.raises(UsageError, match="fmt: 'pdf' is not one of table, md, json, csv, html"):
+        both.render("pdf")

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tfce_eval.lazy import lazy_names
 from tfce_eval.model import parse_choice
+from tfce_eval.report.formats import ReportFormat
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -38,6 +38,7 @@ __all__ = [
     "load_run",
     "render",
     "render_document",
+    "render_report",
     "render_table",
     "write_document_reports",
     "write_run_reports",
@@ -59,14 +60,6 @@ _LAZY = {
 __getattr__ = lazy_names(__name__, _LAZY)
 
 
-class ReportFormat(StrEnum):
-    TABLE = "table"
-    MD = "md"
-    JSON = "json"
-    CSV = "csv"
-    HTML = "html"
-
-
 #: Each format's renderer, as module and function.
 _RENDERERS = {
     ReportFormat.TABLE: ("tfce_eval.report.table", "table_text"),
@@ -79,7 +72,7 @@ _RENDERERS = {
 
 def render(
     runs: Sequence[RunView],
-    fmt: ReportFormat,
+    fmt: ReportFormat | str,
     *,
     failures: int = 0,
     prices: Prices | None = None,
@@ -93,6 +86,11 @@ def render(
     from tfce_eval.report.model import build_report
 
     report = build_report(runs, failures=failures, prices=prices, failure_source=failure_source)
+    return render_report(report, fmt)
+
+
+def render_report(report: Report, fmt: ReportFormat | str) -> str:
+    """A report model built once (`build_report`) as text in format `fmt`."""
     module, function = _RENDERERS[parse_choice(ReportFormat, fmt, "fmt")]
     text: str = getattr(importlib.import_module(module), function)(report)
     return text

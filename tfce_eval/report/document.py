@@ -23,7 +23,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tfce_eval.errors import UsageError
+from tfce_eval.model import parse_choice
+from tfce_eval.report.formats import ReportFormat
 
 if TYPE_CHECKING:  # rich loads only when a table is printed
     from rich.console import Console, ConsoleOptions, RenderableType
@@ -325,19 +326,16 @@ def render_document_html(doc: Document) -> str:
     return "\n".join(out) + "\n"
 
 
-def render_document(doc: Document, fmt: str) -> str:
-    """The Document in one of the five formats: table, md, json, csv, html."""
+def render_document(doc: Document, fmt: ReportFormat | str) -> str:
+    """The Document in one of the five formats (`ReportFormat`, or its text)."""
     renderers = {
-        "table": render_document_text,
-        "md": render_document_markdown,
-        "json": render_document_json,
-        "csv": render_document_csv,
-        "html": render_document_html,
+        ReportFormat.TABLE: render_document_text,
+        ReportFormat.MD: render_document_markdown,
+        ReportFormat.JSON: render_document_json,
+        ReportFormat.CSV: render_document_csv,
+        ReportFormat.HTML: render_document_html,
     }
-    renderer = renderers.get(str(fmt))
-    if renderer is None:
-        raise UsageError(f"fmt: {fmt!r} is not one of {', '.join(renderers)}")
-    return renderer(doc)
+    return renderers[parse_choice(ReportFormat, fmt, "fmt")](doc)
 
 
 def run_letters(n: int) -> list[str]:
