@@ -20,6 +20,7 @@ PACKAGES = [
     "tfce_eval.retrieval",
     "tfce_eval.run",
     "tfce_eval.report",
+    "tfce_eval.verbs",
 ]
 
 

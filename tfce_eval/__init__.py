@@ -10,6 +10,8 @@ entry points of each task are named here and imported when first used, so that
 - question answering: `load_telco`, `score_predictions`, `score_predictions_async`,
   `load_qa_run`
 - retrieval: `load_retrieval`, `read_run`, `score_run`, `retrieve`, `load_scored_run`
+- any task, as the commands do it (`tfce_eval.verbs`): `score_task` and `score_files`,
+  `validate_data`, `report_runs`
 
 Each task package (`tfce_eval.qa`, `tfce_eval.retrieval`, ...) lists its whole interface
 in `__all__`. Errors that stop a call are `tfce_eval.errors.TfceError`s.
@@ -31,6 +33,9 @@ if TYPE_CHECKING:
     from tfce_eval.run.runner import run_eval, run_eval_async
     from tfce_eval.scoring.options import ScoreOptions
     from tfce_eval.scoring.score import score_outputs
+    from tfce_eval.verbs.report import report_runs
+    from tfce_eval.verbs.score import score_files, score_task
+    from tfce_eval.verbs.validate import validate_data
 
 __version__ = "0.1.0"
 
@@ -58,6 +63,10 @@ _LAZY = {
     "score_run": "tfce_eval.retrieval",
     "retrieve": "tfce_eval.retrieval",
     "load_scored_run": "tfce_eval.retrieval",
+    "score_task": "tfce_eval.verbs.score",
+    "score_files": "tfce_eval.verbs.score",
+    "validate_data": "tfce_eval.verbs.validate",
+    "report_runs": "tfce_eval.verbs.report",
 }
 
 __all__ = [
@@ -77,13 +86,17 @@ __all__ = [
     "load_telco",
     "read_run",
     "render",
+    "report_runs",
     "retrieve",
     "run_eval",
     "run_eval_async",
+    "score_files",
     "score_outputs",
     "score_predictions",
     "score_predictions_async",
     "score_run",
+    "score_task",
+    "validate_data",
 ]
 
 

@@ -2,7 +2,54 @@
 
 `score`, `validate` and `report` serve three kinds of task. The choice among the tasks'
 own library calls is made here, once, so that a program gets what the command line gets
-by calling one function: `score_files`, `validate_data`, `report_runs`. `tfce_eval.cli`
-parses options into their arguments and renders what they return; nothing here prints
-or exits.
+by calling one function: `score_files` (after `score_task` has found the task),
+`validate_data` and `report_runs`. `tfce_eval.cli` parses options into their arguments
+and renders what they return; nothing here prints or exits. The names are read from
+their modules when first asked for.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tfce_eval.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from tfce_eval.report.formats import ReportFormat
+    from tfce_eval.verbs.report import Reported, report_runs, runs_task
+    from tfce_eval.verbs.score import DATASET_RUN, Scored, ScoreSettings, score_files, score_task
+    from tfce_eval.verbs.validate import Size, Validated, ValidateSettings, validate_data
+
+__all__ = [
+    "DATASET_RUN",
+    "ReportFormat",
+    "Reported",
+    "ScoreSettings",
+    "Scored",
+    "Size",
+    "ValidateSettings",
+    "Validated",
+    "report_runs",
+    "runs_task",
+    "score_files",
+    "score_task",
+    "validate_data",
+]
+
+_LAZY = {
+    "DATASET_RUN": "tfce_eval.verbs.score",
+    "ScoreSettings": "tfce_eval.verbs.score",
+    "Scored": "tfce_eval.verbs.score",
+    "score_files": "tfce_eval.verbs.score",
+    "score_task": "tfce_eval.verbs.score",
+    "Size": "tfce_eval.verbs.validate",
+    "ValidateSettings": "tfce_eval.verbs.validate",
+    "Validated": "tfce_eval.verbs.validate",
+    "validate_data": "tfce_eval.verbs.validate",
+    "ReportFormat": "tfce_eval.report.formats",
+    "Reported": "tfce_eval.verbs.report",
+    "report_runs": "tfce_eval.verbs.report",
+    "runs_task": "tfce_eval.verbs.report",
+}
+
+__getattr__ = lazy_names(__name__, _LAZY)
