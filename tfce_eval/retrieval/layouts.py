@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tfce_eval.errors import DataError, UsageError
+from tfce_eval.errors import DataError, TfceError, UsageError
 from tfce_eval.retrieval.records import Layout
 from tfce_eval.retrieval.tables import data_files, split_of
 
@@ -162,7 +162,30 @@ def locate(
         corpus=tuple(data_files(root / "corpus")),
         queries=part("queries"),
         qrels=part("qrels"),
-        answers=part("answers"),
+        answers=part(ANSWERS),
         top_ranked=part("top_ranked"),
         retrieved_docs=part("retrieved_docs"),
     )
+
+
+#: QASPER-RAG's folder of answers: a retrieval dataset with it has questions to ask.
+ANSWERS = "answers"
+
+
+def has_answers(root: str | Path) -> bool:
+    """Whether a retrieval dataset holds answers (QASPER-RAG's answers/), so that its
+    queries are also open questions a model can be asked: what `run` and
+    `validate --task qa` ask of it before reading it as question answering."""
+    return (Path(root) / ANSWERS).is_dir()
+
+
+def split_has_answers(root: str | Path, split: str | None = None) -> bool:
+    """Whether the split's queries have answers, so that a file of QA predictions given
+    with the dataset is scored as question answering. Never raises: a directory that is
+    no retrieval dataset, or has no such split, has none."""
+    if not has_answers(root):
+        return False
+    try:
+        return bool(locate(root, split=split).answers)
+    except TfceError:
+        return False

@@ -12,6 +12,7 @@ from tfce_eval.errors import UsageError, check_number
 from tfce_eval.model import AnswerStyle, Category, Policy, TaskKind, parse_choice, parse_choices
 from tfce_eval.providers import Mode, RequestOptions
 from tfce_eval.retrieval import detect_layout
+from tfce_eval.retrieval.layouts import has_answers
 from tfce_eval.run.retry import RetryPolicy
 from tfce_eval.scoring.options import EXEC_TIMEOUT_MAX_S, CheckMode
 from tfce_eval.tasks import resolve_data
@@ -68,7 +69,7 @@ def run_data(data: str | Path | None, task: TaskKind | str | None) -> tuple[Task
     layout = ref.path is not None and ref.task is not TaskKind.FC and detect_layout(ref.path)
     if ref.task is TaskKind.RETRIEVAL or layout:
         # Only a layout with answers (QASPER-RAG's answers/) has questions to ask.
-        if ref.path is not None and layout and (ref.path / "answers").is_dir():
+        if ref.path is not None and layout and has_answers(ref.path):
             return TaskKind.QA, ref.path
         raise UsageError(
             f"--data {data}: a retrieval dataset without answers, nothing to ask a model; "

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tfce_eval.errors import TfceError
 from tfce_eval.qa import QaDataset, load_telco, qasper_dataset
 from tfce_eval.retrieval import RetrievalDataset, detect_layout, load_retrieval
-from tfce_eval.retrieval.layouts import locate
 
 
 def chunk_texts(dataset: RetrievalDataset) -> dict[str, str]:
@@ -33,13 +31,3 @@ def load_qa_dataset(path: Path, *, split: str | None = None, name: str = "") -> 
         sha256=retrieval.corpus_sha256(),
         chunk_text=chunk_texts(retrieval),
     )
-
-
-def has_answers(path: Path, split: str | None = None) -> bool:
-    """Whether a retrieval dataset's split has answers (QASPER-RAG's answers/), so that its
-    queries are open questions too. Never raises: a directory that is no retrieval dataset,
-    or has no such split, has none."""
-    try:
-        return bool(locate(path, split=split).answers)
-    except TfceError:
-        return False

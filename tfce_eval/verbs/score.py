@@ -147,12 +147,12 @@ def _qa_predictions_for_answers(
 ) -> bool:
     """Whether the one FILE holds QA predictions (its first line has an id and a response
     or answer, which no run's line has) and the retrieval dataset's split has answers."""
-    from tfce_eval.tasks.load import has_answers
+    from tfce_eval.retrieval.layouts import split_has_answers
 
     if len(files) != 1 or data is None or not Path(files[0]).is_file():
         return False
     found = first_line_task(Path(files[0]))
-    return found is not None and found[0] is TaskKind.QA and has_answers(data, split)
+    return found is not None and found[0] is TaskKind.QA and split_has_answers(data, split)
 
 
 def _score_fc(runs: list[Path], ref: DataRef, settings: ScoreSettings, out: Path) -> Scored:

@@ -109,6 +109,7 @@ def _validate_fc(path: Path | None, settings: ValidateSettings) -> Validated:
 def _validate_other(path: Path, task: TaskKind, settings: ValidateSettings) -> Validated:
     """A retrieval or QA dataset: every finding at once, then the counts."""
     from tfce_eval.retrieval import detect_layout
+    from tfce_eval.retrieval.layouts import has_answers
     from tfce_eval.retrieval.validate import check_retrieval
 
     findings: list[Finding]
@@ -120,7 +121,7 @@ def _validate_other(path: Path, task: TaskKind, settings: ValidateSettings) -> V
         kinds = Counter(str(item.answer_type) for item in items)
         if items:  # none read whole: the errors say why, not a count of 0
             size = Size(len(items), "question", {k: kinds[k] for k in ("mc", "tf", "open")})
-    elif task is TaskKind.QA and not (path / "answers").is_dir():  # as `run` tells it
+    elif task is TaskKind.QA and not has_answers(path):  # as `run` tells it
         findings = [_no_answers(path)]
     else:  # a retrieval dataset, or QASPER-RAG's answers: the retrieval checks
         checked = check_retrieval(
