@@ -23,9 +23,9 @@ from tests.ports import dead_url
 from tfce_eval.dataset.load import load_dataset
 from tfce_eval.errors import RunError, UsageError
 from tfce_eval.run.appender import OutputsAppender, encode_line
-from tfce_eval.run.lock import RunLock
 from tfce_eval.run.retry import RetryPolicy
 from tfce_eval.run.runner import RunConfig, run_eval
+from tfce_eval.scoring.lock import RunLock
 
 SECRET = "sk-hardening-0123456789abcdef"
 

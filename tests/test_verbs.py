@@ -169,3 +169,34 @@ def test_report_renders_each_tasks_runs_as_the_command(tmp_path: Path) -> None:
         ranked.render("pdf")
     with pytest.raises(UsageError, match="fmt: 'pdf' is not one of table, md, json, csv, html"):
         both.render("pdf")
+
+
+def test_settings_parse_what_a_program_gives_and_refuse_a_lone_path() -> None:
+    from tfce_eval.model import AnswerStyle
+    from tfce_eval.run.config import RunConfig
+    from tfce_eval.verbs.validate import ValidateSettings
+
+    given = ScoreSettings(
+        questions=["q.json"],  # type: ignore[arg-type]
+        answer_style="bfcl",  # type: ignore[arg-type]
+        qrels="x.tsv",  # type: ignore[arg-type]
+        run_file="r.trec",  # type: ignore[arg-type]
+    )
+    assert given.questions == (Path("q.json"),) and given.answer_style is AnswerStyle.BFCL
+    assert given.qrels == Path("x.tsv") and given.run_file == Path("r.trec")
+    checked = ValidateSettings(answers=("a",), functions_dir="f")  # type: ignore[arg-type]
+    assert checked.answers == (Path("a"),) and checked.functions_dir == Path("f")
+    with pytest.raises(UsageError, match=r"questions: give a sequence of paths, not one"):
+        ScoreSettings(questions="q.json")  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=r"answers: give a sequence of paths, not one"):
+        ValidateSettings(answers=Path("a.json"))  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=r"answers: give a sequence of paths, not one"):
+        RunConfig(model="openai/x", answers="a.json")  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=r"answers: give a sequence of paths, not 3"):
+        RunConfig(model="openai/x", answers=3)  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=r"k: 0 is not a whole number of at least 1"):
+        ScoreSettings(k=0)
+    with pytest.raises(UsageError, match=r"answer_style: 'x' is not one of"):
+        ValidateSettings(answer_style="x")  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=r"fc: give a ScoreOptions"):
+        ScoreSettings(fc={"check": "ast"})  # type: ignore[arg-type]

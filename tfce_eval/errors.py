@@ -7,8 +7,12 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from tfce_eval.words import shown_path
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class TfceError(Exception):
@@ -158,3 +162,16 @@ def given_dataset_error(path: str, exc: Exception, kind: str) -> TfceError:
         path=path,
         hint=f"give a {kind} dataset with --data",
     )
+
+
+def check_paths(value: object, name: str) -> tuple[Path, ...]:
+    """A sequence of paths (text or Path) as a tuple of Paths; a UsageError for one
+    path given alone, which would otherwise be read letter by letter."""
+    from pathlib import Path, PurePath  # here: errors are imported by every command
+
+    if isinstance(value, str | bytes | PurePath):
+        raise UsageError(f"{name}: give a sequence of paths, not one path ({str(value)!r})")
+    try:
+        return tuple(Path(p) for p in value)  # type: ignore[attr-defined]
+    except TypeError:
+        raise UsageError(f"{name}: give a sequence of paths, not {value!r}") from None

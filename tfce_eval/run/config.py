@@ -8,7 +8,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from tfce_eval.errors import UsageError, check_number
+from tfce_eval.errors import UsageError, check_number, check_paths
 from tfce_eval.model import AnswerStyle, Category, Policy, TaskKind, parse_choice, parse_choices
 from tfce_eval.providers import Mode, RequestOptions
 from tfce_eval.retrieval import detect_layout
@@ -146,8 +146,8 @@ class RunConfig:
             value = getattr(self, name)
             if value is not None:
                 set_field(self, name, Path(value))
-        set_field(self, "questions", tuple(Path(p) for p in self.questions))
-        set_field(self, "answers", tuple(Path(p) for p in self.answers))
+        set_field(self, "questions", check_paths(self.questions, "questions"))
+        set_field(self, "answers", check_paths(self.answers, "answers"))
         ids: object = self.ids
         if isinstance(ids, str):
             raise UsageError(f"ids: give a sequence of ids, not {ids!r}")

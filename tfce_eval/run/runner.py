@@ -22,9 +22,9 @@ from tfce_eval.run.asking import FcAsker
 from tfce_eval.run.config import RunConfig, RunResult
 from tfce_eval.run.directory import checked_run_name
 from tfce_eval.run.driver import Plan, drive, drive_async, run_identity
-from tfce_eval.run.lock import RunLock
 from tfce_eval.run.progress import ProgressSink
 from tfce_eval.run.qa_run import dump_qa_request, qa_plan
+from tfce_eval.scoring.lock import RunLock
 from tfce_eval.scoring.options import ScoreOptions
 from tfce_eval.scoring.rundir import RunDir
 from tfce_eval.scoring.score import ScoreResult, score_outputs

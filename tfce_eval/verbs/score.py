@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tfce_eval.errors import UsageError, check_number
 from tfce_eval.model import AnswerStyle, TaskKind
 from tfce_eval.scoring.options import MissingMode, ScoreOptions
 from tfce_eval.tasks import DataRef, resolve_data
+from tfce_eval.verbs.fields import parse_dataset_fields
 from tfce_eval.verbs.score_files import (
     existing,
     first_line_task,
@@ -57,6 +59,14 @@ class ScoreSettings:
     judge_base_url: str | None = None
     k: int = 5
     run_file: Path | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.fc, ScoreOptions):
+            raise UsageError(f"fc: give a ScoreOptions, not {self.fc!r}")
+        parse_dataset_fields(self)
+        check_number(self.k, "k", 1, whole=True)
+        if self.run_file is not None:
+            object.__setattr__(self, "run_file", Path(self.run_file))
 
     @property
     def missing(self) -> MissingMode:
@@ -117,8 +127,6 @@ def score_files(
     settings = settings or ScoreSettings()
     names = [str(file) for file in files]
     if not names:
-        from tfce_eval.errors import UsageError
-
         raise UsageError("give at least one FILE to score")
     out = Path(out_dir) if out_dir is not None else None
     beside = out_beside(tuple(names), ref.task, out_given=out is not None)
@@ -128,12 +136,23 @@ def score_files(
         runs = [existing(name, ref.task) for name in names]
         for run in runs:
             refuse_another_tasks_file(run, ref.task, _data_named(ref))
-    refuse_another_runs_directory(out or (runs[0].parent if runs else None), runs)
-    if ref.task is TaskKind.FC:
-        return _score_fc(runs, ref, settings, out or runs[0].parent)
-    if ref.task is TaskKind.RETRIEVAL:
-        return _score_retrieval(runs[0] if runs else None, ref, settings, out)
-    return _score_qa(runs[0], ref, settings, out or runs[0].parent)
+    target = out or (runs[0].parent if runs else None)
+    from tfce_eval.scoring.lock import RunLock
+
+    # The directory is this score's while it writes (a run's too, when it is one's): no
+    # other score, and no run, writes scores, summary or reports there meanwhile.
+    with RunLock(target or _retrieved_docs_dir(ref), "score"):
+        refuse_another_runs_directory(target, runs)
+        if ref.task is TaskKind.FC:
+            return _score_fc(runs, ref, settings, out or runs[0].parent)
+        if ref.task is TaskKind.RETRIEVAL:
+            return _score_retrieval(runs[0] if runs else None, ref, settings, out)
+        return _score_qa(runs[0], ref, settings, out or runs[0].parent)
+
+
+def _retrieved_docs_dir(ref: DataRef) -> Path:
+    """Where the scores of a retrieval dataset's own retrieved_docs go by default."""
+    return Path("results") / f"{ref.directory.name}-retrieved_docs"
 
 
 def _data_named(ref: DataRef) -> Path | None:
@@ -192,7 +211,7 @@ def _score_retrieval(
     run: Run | Path
     if file is None:  # the word `dataset`
         run = dataset_run(dataset)
-        out = out or Path("results") / f"{path.name}-retrieved_docs"
+        out = out or _retrieved_docs_dir(ref)
     else:
         run = file
         out = out or file.parent

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from tfce_eval.model import AnswerStyle, Finding, Level, TaskKind
 from tfce_eval.tasks import DataRef
+from tfce_eval.verbs.fields import parse_dataset_fields
 
 if TYPE_CHECKING:
     from tfce_eval.dataset.load import Dataset
@@ -37,6 +38,11 @@ class ValidateSettings:
     split: str | None = None
     corpus: str | None = None
     qrels: Path | None = None
+
+    def __post_init__(self) -> None:
+        parse_dataset_fields(self)
+        if self.functions_dir is not None:
+            object.__setattr__(self, "functions_dir", Path(self.functions_dir))
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,11 +1,14 @@
-"""One run at a time in a run directory: an exclusive lock held for the whole run.
+"""One command at a time in a run directory: an exclusive lock held while it works there.
 
 Two runs in one directory would ask every item twice and write duplicate answers, and a
-second run's `--force` would delete the file the first is appending to. So a run takes an
-exclusive `flock` on `.lock` in its directory before it reads or deletes anything there,
-and writes who holds it (process id, host, start time) into that file for the message a
-second run gives. The kernel releases the lock when the process ends, however it ends, so
-a killed run never leaves a stale lock. (POSIX only: fcntl.)
+second run's `--force` would delete the file the first is appending to. Two scores into
+one directory would leave scores from one beside reports from the other; a score of a
+run's outputs while the run ends would put a summary of fewer lines over the run's own;
+a run starting would delete a live score's staged files. So `run` and `score` each take
+an exclusive `flock` on `.lock` in the directory before they read or delete anything
+there, and write who holds it (command, process id, host, start time) into that file for
+the message the other gets. The kernel releases the lock when the process ends, however
+it ends, so a killed command never leaves a stale lock. (POSIX only: fcntl.)
 """
 
 from __future__ import annotations
@@ -20,26 +23,41 @@ from pathlib import Path
 from types import TracebackType
 
 from tfce_eval.errors import RunError
-from tfce_eval.run.metadata import now_iso
 from tfce_eval.scoring.writing import write_error
 
 LOCK_NAME = ".lock"
+#: The commands that lock a directory, and the fix each gives when another holds it.
+_FIXES = {
+    "run": "wait for it to end or stop it, or choose another --run-name",
+    "score": "wait for it to end, or give another --out",
+}
 
 
 def _holder(fd: int) -> str:
-    """Who holds the lock, as its holder wrote it."""
+    """Who holds the lock, as its holder wrote it: `another run (process ...)`."""
     try:
         info = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
-        return f"process {info['pid']} on {info['host']}, started {info['started_at']}"
+        who = f"process {info['pid']} on {info['host']}, started {info['started_at']}"
     except (OSError, ValueError, KeyError, TypeError):
-        return "a process that has not yet said who it is"
+        return "another run (a process that has not yet said who it is)"
+    # A holder that does not say its command is a run: only runs locked before scores did.
+    command = info.get("command") if isinstance(info.get("command"), str) else "run"
+    return f"another {command if command in _FIXES else 'run'} ({who})"
 
 
 class RunLock:
-    """`with RunLock(run_dir):` the directory is this run's until the block ends."""
+    """`with RunLock(run_dir):` the directory is this command's until the block ends.
 
-    def __init__(self, directory: Path) -> None:
+    `command` is `run` or `score`: what the lock says of its holder to the other, and the
+    fix the holder's rival is given. A directory that cannot be made or written is a
+    RunError for a run (it names the run directory), a DataError for a score (worded as
+    any failure to write the result files)."""
+
+    def __init__(self, directory: Path, command: str = "run") -> None:
+        if command not in _FIXES:
+            raise ValueError(f"command: {command!r} is not one of {', '.join(_FIXES)}")
         self.directory = directory
+        self.command = command
         self.path = directory / LOCK_NAME
         self._fd: int | None = None
         self._made: list[Path] = []  # the directories acquire made, deepest first
@@ -59,8 +77,7 @@ class RunLock:
                     if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                         raise
                     raise RunError(
-                        f"{self.directory} is in use by another run ({holder})\n  fix: "
-                        "wait for it to end or stop it, or choose another --run-name"
+                        f"{self.directory} is in use by {holder}\n  fix: {_FIXES[self.command]}"
                     ) from None
                 # The holder before us may have removed the file between our open and our
                 # lock: then we hold a lock on a file no one else will see. Try again.
@@ -71,13 +88,21 @@ class RunLock:
                 if same:
                     break
                 os.close(fd)
-            info = {"pid": os.getpid(), "host": socket.gethostname(), "started_at": now_iso()}
+            info = {
+                "command": self.command,
+                "pid": os.getpid(),
+                "host": socket.gethostname(),
+                "started_at": _now(),
+            }
             os.ftruncate(fd, 0)
             os.pwrite(fd, json.dumps(info).encode("utf-8") + b"\n", 0)
             self._fd = fd
         except OSError as exc:
             # Worded as any failure to write results is: the reason, and the fix that suits it.
-            hint = write_error(exc, self.directory).hint
+            error = write_error(exc, self.directory)
+            if self.command != "run":
+                raise error from None
+            hint = error.hint
             raise RunError(
                 f"cannot use {self.directory} as the run directory: "
                 f"{exc.strerror or exc}\n  fix: {hint}"
@@ -108,6 +133,13 @@ class RunLock:
         tb: TracebackType | None,
     ) -> None:
         self.release()
+
+
+def _now() -> str:
+    """The time now, in UTC, to the second, as run.json writes its times."""
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def _missing(directory: Path) -> list[Path]:

@@ -1,0 +1,81 @@
+"""A score holds its directory while it writes: no second score and no run writes there
+meanwhile, and a score waits for no one: it says who holds the directory and stops,
+before it writes anything."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tfce_eval.cli import main
+from tfce_eval.errors import DataError, RunError
+from tfce_eval.scoring.lock import LOCK_NAME, RunLock
+
+OUTPUTS = Path(__file__).resolve().parent.parent / "examples" / "outputs.jsonl"
+HOLDER = f"(process {os.getpid()} on {socket.gethostname()}, started "
+
+
+def score(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["score", *args, "--check", "ast"])
+    return result.exit_code, " ".join(result.output.split())
+
+
+def test_a_score_into_a_directory_a_run_holds_stops_before_writing(tmp_path: Path) -> None:
+    out = tmp_path / "busy"
+    with RunLock(out):  # a run working there
+        code, said = score(str(OUTPUTS), "--out", str(out))
+        assert code == 1, said
+        assert f"is in use by another run {HOLDER}" in said
+        assert "fix: wait for it to end, or give another --out" in said
+        assert sorted(p.name for p in out.iterdir()) == [LOCK_NAME]
+    assert not out.exists()  # the run made it and left it empty
+    code, said = score(str(OUTPUTS), "--out", str(out))
+    assert code == 0, said
+    assert not (out / LOCK_NAME).exists() and (out / "report.html").is_file()
+
+
+def test_a_score_of_a_live_runs_outputs_leaves_its_files_alone(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    shutil.copy(OUTPUTS, run / "outputs.jsonl")
+    (run / "run.json").write_text(json.dumps({"status": "running"}), encoding="utf-8")
+    (run / "summary.json").write_text('{"the": "run\'s own"}', encoding="utf-8")
+    with RunLock(run):
+        code, said = score(str(run / "outputs.jsonl"))
+    assert code == 1 and f"in use by another run {HOLDER}" in said
+    assert (run / "summary.json").read_text(encoding="utf-8") == '{"the": "run\'s own"}'
+    assert not (run / "scores.jsonl").exists()
+    # Scored elsewhere while the run goes on: nothing of the run's is touched.
+    with RunLock(run):
+        code, said = score(str(run / "outputs.jsonl"), "--out", str(tmp_path / "peek"))
+    assert code == 0, said
+    assert json.loads((tmp_path / "peek" / "summary.json").read_text(encoding="utf-8"))
+
+
+def test_a_run_into_a_directory_a_score_holds_names_the_score(tmp_path: Path) -> None:
+    out = tmp_path / "scoring"
+    with RunLock(out, "score"):
+        with pytest.raises(RunError) as caught:
+            RunLock(out).acquire()
+        text = str(caught.value)
+        assert f"is in use by another score {HOLDER}" in text
+        assert "fix: wait for it to end or stop it, or choose another --run-name" in text
+        with pytest.raises(RunError, match="in use by another score"):
+            RunLock(out, "score").acquire()
+
+
+def test_an_out_that_cannot_be_made_reads_as_any_write_failure(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("", encoding="utf-8")
+    with pytest.raises(DataError, match="cannot write the result files here"):
+        RunLock(blocker / "out", "score").acquire()
+    code, said = score(str(OUTPUTS), "--out", str(blocker / "out"))
+    assert code == 1 and "cannot write the result files here" in said
+    with pytest.raises(RunError, match=r"cannot use .* as the run directory"):
+        RunLock(blocker / "out").acquire()
