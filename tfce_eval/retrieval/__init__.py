@@ -7,7 +7,8 @@ reports `tfce_eval.model.Finding`s, the records every task's `validate` speaks i
 
 from __future__ import annotations
 
-from tfce_eval.retrieval.bm25 import Progress, RetrieveResult, default_cache_dir, retrieve
+from tfce_eval.retrieval.bm25 import RetrieveResult, default_cache_dir, retrieve
+from tfce_eval.retrieval.bm25_index import Progress
 from tfce_eval.retrieval.compare import retrieval_document
 from tfce_eval.retrieval.dataset import RetrievalDataset, load_retrieval
 from tfce_eval.retrieval.layouts import detect_layout

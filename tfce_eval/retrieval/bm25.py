@@ -22,31 +22,29 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tfce_eval.errors import DataError, UsageError
-from tfce_eval.retrieval.corpus import corpus_columns
+from tfce_eval.retrieval.bm25_index import (
+    K1,
+    PATTERN,
+    VARIANT,
+    B,
+    Progress,
+    build_index,
+    load_index,
+)
 from tfce_eval.retrieval.dataset import RetrievalDataset
 from tfce_eval.retrieval.outdir import check_out_dir
 from tfce_eval.retrieval.records import id_key
 from tfce_eval.scoring.rundir import RUN_JSON, RUN_TREC, write_text_atomic
 from tfce_eval.scoring.writing import probe_writable
 
-#: progress(stage, done, total): stages "hash", "read", "tokenize", "index", "search",
-#: "write", in that order ("read" to "index" only when the index is not cached).
-Progress = Callable[[str, int, int], None]
-
 TAG = "tfce-bm25"
-K1 = 1.5
-B = 0.75
-VARIANT = "lucene"
-PATTERN = r"(?u)\b\w\w+\b"
-BATCH = 2_000  # documents per tokenization step (a progress tick)
 QUERY_BATCH = 100  # queries per search step
 
 
@@ -103,7 +101,23 @@ def retrieve(
 ) -> RetrieveResult:
     """Rank the corpus (or each query's candidates) for every query of the split; a
     UsageError, before any work, for an `out_dir` holding another run or the scores of
-    another run (`outdir.check_out_dir`)."""
+    another run (`outdir.check_out_dir`). `out_dir` is this call's while it works: a
+    retrieve, score or run there meanwhile stops at once, naming it (`scoring.lock`)."""
+    from tfce_eval.scoring.lock import RunLock
+
+    with RunLock(Path(out_dir), "retrieve"):
+        return _retrieve(dataset, method, k, candidates, Path(out_dir), cache_dir, progress)
+
+
+def _retrieve(
+    dataset: RetrievalDataset,
+    method: str,
+    k: int,
+    candidates: bool,
+    out: Path,
+    cache_dir: str | Path,
+    progress: Progress | None,
+) -> RetrieveResult:
     if method != "bm25":
         raise UsageError(f"unknown retrieval method {method!r}; the embedded one is bm25")
     if k < 1:
@@ -119,7 +133,6 @@ def retrieve(
             path=", ".join(str(p) for p in dataset.files.queries) or str(dataset.root),
             hint="add queries to the split, or choose another with --split",
         )
-    out = Path(out_dir)
     parameters = {"k": k, "k1": K1, "b": B, "variant": VARIANT, "candidates": candidates}
     described = dataset.describe()
     # Checked first: indexing a large corpus takes minutes, and its run would be lost.
@@ -140,10 +153,10 @@ def retrieve(
     ).hexdigest()
     index_dir = Path(cache_dir) / f"bm25-{key[:24]}"
     t0 = time.perf_counter()
-    index = _load_index(index_dir, stemmer)
+    index = load_index(index_dir, stemmer)
     hit = index is not None
     if index is None:
-        index = _build_index(dataset, stemmer, index_dir, tick)
+        index = build_index(dataset, stemmer, index_dir, tick)
     retriever, tokenizer, doc_ids = index
     index_s = time.perf_counter() - t0
 
@@ -190,83 +203,6 @@ def retrieve(
     tick("write", 1, 1)
     files = kept.files if kept is not None else ()
     return RetrieveResult(out / RUN_TREC, out / RUN_JSON, meta, hit, len(qids), files)
-
-
-Index = tuple[Any, Any, list[str]]
-
-
-def _new_tokenizer(stemmer: Any) -> Any:
-    import bm25s.tokenization
-
-    return bm25s.tokenization.Tokenizer(
-        lower=True, splitter=PATTERN, stopwords="english", stemmer=stemmer
-    )
-
-
-def _load_index(index_dir: Path, stemmer: Any) -> Index | None:
-    """The cached index, or None when there is none (or it cannot be read)."""
-    if not (index_dir / "complete").is_file():
-        return None
-    import bm25s
-
-    try:
-        retriever = bm25s.BM25.load(str(index_dir), load_corpus=False, show_progress=False)
-        tokenizer = _new_tokenizer(stemmer)
-        tokenizer.load_vocab(str(index_dir))
-        doc_ids = json.loads((index_dir / "ids.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError, KeyError):
-        return None  # a damaged cache is rebuilt
-    return retriever, tokenizer, doc_ids
-
-
-def _build_index(dataset: RetrievalDataset, stemmer: Any, index_dir: Path, tick: Progress) -> Index:
-    import bm25s
-
-    tick("read", 0, 1)
-    doc_ids, titles, bodies = corpus_columns(dataset.files)
-    if not doc_ids:
-        raise DataError(
-            "the corpus has no documents",
-            path=", ".join(str(p) for p in dataset.files.corpus),
-            hint="add the documents to retrieve from",
-        )
-    texts = [f"{t}\n{b}" if t else b for t, b in zip(titles, bodies, strict=True)]
-    del titles, bodies
-    tick("read", 1, 1)
-    tokenizer = _new_tokenizer(stemmer)
-    token_ids: list[list[int]] = []
-    for start in range(0, len(texts), BATCH):
-        tick("tokenize", start, len(texts))
-        batch = texts[start : start + BATCH]
-        token_ids += tokenizer.tokenize(
-            batch, update_vocab=True, return_as="ids", show_progress=False
-        )
-    tick("tokenize", len(texts), len(texts))
-    del texts
-    tick("index", 0, 1)
-    retriever = bm25s.BM25(k1=K1, b=B, method=VARIANT)
-    retriever.index((token_ids, tokenizer.get_vocab_dict()), show_progress=False)
-    tick("index", 1, 1)
-    _save_index(retriever, tokenizer, doc_ids, index_dir)
-    return retriever, tokenizer, doc_ids
-
-
-def _save_index(retriever: Any, tokenizer: Any, doc_ids: list[str], index_dir: Path) -> None:
-    """Write the cache to a temporary directory and rename it into place."""
-    tmp = index_dir.with_name(f".{index_dir.name}.{os.getpid()}.tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    try:
-        index_dir.parent.mkdir(parents=True, exist_ok=True)
-        retriever.save(str(tmp), show_progress=False)
-        tokenizer.save_vocab(str(tmp))
-        (tmp / "ids.json").write_text(json.dumps(doc_ids, ensure_ascii=False), encoding="utf-8")
-        (tmp / "complete").write_text("1\n")
-        shutil.rmtree(index_dir, ignore_errors=True)
-        os.replace(tmp, index_dir)
-    except OSError:
-        pass  # a cache that cannot be written costs time, not results
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _query_ids(tokenizer: Any, texts: Sequence[str]) -> list[list[int]]:

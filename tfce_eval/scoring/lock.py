@@ -30,6 +30,7 @@ LOCK_NAME = ".lock"
 _FIXES = {
     "run": "wait for it to end or stop it, or choose another --run-name",
     "score": "wait for it to end, or give another --out",
+    "retrieve": "wait for it to end, or give another --out",
 }
 
 
@@ -48,10 +49,10 @@ def _holder(fd: int) -> str:
 class RunLock:
     """`with RunLock(run_dir):` the directory is this command's until the block ends.
 
-    `command` is `run` or `score`: what the lock says of its holder to the other, and the
-    fix the holder's rival is given. A directory that cannot be made or written is a
-    RunError for a run (it names the run directory), a DataError for a score (worded as
-    any failure to write the result files)."""
+    `command` is `run`, `score` or `retrieve`: what the lock says of its holder to the
+    other, and the fix the holder's rival is given. A directory that cannot be made or
+    written is a RunError for a run (it names the run directory), a DataError for the
+    others (worded as any failure to write the result files)."""
 
     def __init__(self, directory: Path, command: str = "run") -> None:
         if command not in _FIXES:
