@@ -888,3 +888,42 @@ def test_a_verdict_tied_to_a_case_and_nothing_against_it_still_decides(
     response: str, verdict: str
 ) -> None:
     assert extract_answer(TF, response) == Extraction(verdict)
+
+
+@pytest.mark.parametrize(
+    ("item", "response", "answer"),
+    [
+        (MC, "ANSWER: Option b is correct", "B"),
+        (MC, "ANSWER: choice d is right", "D"),
+        (MC, "ANSWER: The answer is option c as explained", "C"),
+        (MC, "ANSWER: Correct is B", "B"),
+        (MC, "ANSWER: correct = B", "B"),
+        (MC, "ANSWER: Final: E", "E"),
+        (TF, "ANSWER: Correct is False", "false"),
+        (TF, "ANSWER: Correct is true", "true"),
+    ],
+)
+def test_a_label_or_verdict_the_lead_in_names_is_read(
+    item: QaItem, response: str, answer: str
+) -> None:
+    assert extract_answer(item, response) == Extraction(answer)
+
+
+@pytest.mark.parametrize(
+    "response", ["The claim is **not**\ntrue.", "This is not\ncorrect.", "ANSWER: Not\ntrue"]
+)
+def test_a_negation_reaches_over_a_line_break_inside_its_sentence(response: str) -> None:
+    assert extract_answer(TF, response).answer is None
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "ANSWER: True for all UEs, since a false value would break paging",
+        "ANSWER: True in 5G NR, where the LTE restriction (incorrect here) is lifted",
+        "ANSWER: False for every cell, though a true handover may still occur",
+    ],
+)
+def test_a_verdict_word_used_of_a_thing_makes_no_conditional_verdict(response: str) -> None:
+    verdict = "false" if response.startswith("ANSWER: False") else "true"
+    assert extract_answer(TF, response) == Extraction(verdict)

@@ -44,6 +44,7 @@ from tfce_eval.qa.options import (
     squash,
     texts_of_others,
 )
+from tfce_eval.qa.verdicts import leading_verdict, polarities
 
 #: How much of a response is examined (its end, where the answer is).
 MAX_TEXT = 100_000
@@ -72,14 +73,17 @@ _TEMPLATE_TOKEN = re.compile(
 )
 _ANSWER = re.compile(r"ANSWER\s*[:\uff1a]", re.IGNORECASE)  # a full-width colon too
 # Words that introduce the answer after `ANSWER:` ("The correct answer is (B)"); an adjective
-# only before its noun: a bare "Correct - the UPF ..." is a verdict.
+# only before its noun or a copula ("Correct is B"): a bare "Correct - the UPF ..." is a
+# verdict.
 _LEAD_IN = re.compile(
     r"(?:(?:so|thus|therefore|hence)\b[,\s]*)?(?:the\s+)?"
-    r"(?:(?:(?:correct|final|best|right)\s+)?(?:answer|option|choice|statement))?"
+    r"(?:(?:(?:correct|final|best|right)\s+)?(?:answer|option|choice|statement)"
+    r"|(?:correct|final|best|right)(?=\s*(?:is\b|would\s+be\b|[:=\uff1a])))?"
     r"\s*(?:is|would\s+be|[:=\uff1a])?\s*(?:(?:option|choice)\s+)?",
     re.IGNORECASE,
 )
 _WORD_NEXT = re.compile(r"\s+[^\W\d_]")  # "a network function": an article, not option A
+_NAMED = re.compile(r"(?:option|choice)\s*$", re.IGNORECASE)
 # A second label right after the first: "A or B", "A/B", "A and B", "A, B", "A (or maybe B)".
 # Prose further on ("B, since A is for idle mode") is an explanation, not a second answer.
 _SECOND_LABEL = re.compile(
@@ -89,40 +93,6 @@ _SECOND_LABEL = re.compile(
     re.IGNORECASE,
 )
 _WRAPS = QUOTES + "*`\uff02\u300c\u300d\u300e\u300f"
-_POLARITY = {
-    "true": "true",
-    "yes": "true",
-    "correct": "true",
-    "false": "false",
-    "no": "false",
-    "incorrect": "false",
-}
-_VERDICTS = r"(true|false|correct|incorrect|yes|no)\b"
-_POLARITY_WORD = re.compile(r"\b" + _VERDICTS, re.IGNORECASE)
-_LEADING_VERDICT = re.compile(_VERDICTS, re.IGNORECASE)
-# A second verdict right after the first: "True or False", "True/False", "True (or False)".
-_SECOND_VERDICT = re.compile(
-    r"\s*\(?\s*(?:,?\s*(?:\bor\b|\band/or\b|\band\b|\bnor\b|\bvs\b\.?|\bversus\b)|,|/|\||&)\s*"
-    r"(?:(?:maybe|perhaps|possibly|probably|else|alternatively)\b[,\s]*)?" + _VERDICTS,
-    re.IGNORECASE,
-)
-# What may follow a leading yes or no: "No." "No, ..." "No - ..."; not "No exception ...".
-_AFTER_YES_NO = re.compile(r"\s*(?:[.,;:!?(\u2013\u2014-]|$)")
-# A verdict hedged by the word before it: "partly true", "mostly false", "half-true".
-_HEDGE = re.compile(
-    r"\b(partially|partly|mostly|half|largely|somewhat|mainly|nearly|almost)[\s-]+$",
-    re.IGNORECASE,
-)
-# "correct" naming the answer, not judging the statement: "the correct answer is False".
-_NOT_A_VERDICT = re.compile(r"\s+(?:answer|option|choice|response|one)\b", re.IGNORECASE)
-# What ties a leading verdict to a case: "True for FR1 ...", "False only in Rel-15 ...".
-_QUALIFIER = re.compile(
-    r"(?i)\s+((?:only\s+)?(?:for|in|when|if|under|with|on|from|before|after|until))\b"
-)
-_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
-_CLAUSE_END = re.compile(r"[.;:!?\n]")  # where a negation stops reaching
-_NEGATIONS = frozenset({"not", "no", "never", "neither", "nor", "cannot", "hardly"})
-_WORD = re.compile(r"[\w']+")
 
 
 def clean_response(text: str) -> str:
@@ -206,7 +176,10 @@ def _strip_lead_in(text: str) -> str:
 def _mc_segment(item: QaItem, segment: str) -> Extraction:
     """The option a short text (the deciding place) names, or why it names none or two."""
     options = item.options
-    for text in (segment, _strip_lead_in(segment)):
+    stripped = _strip_lead_in(segment)
+    for text in (segment, stripped):
+        # A label the lead-in names an option ("Option b is correct") is never a word.
+        named = text is stripped and _NAMED.search(segment[: len(segment) - len(stripped)])
         # Quotes, and markers markdown left unpaired: "**Answer:**B" is not emphasis.
         text = text.strip().rstrip(END_MARKS).strip(_WRAPS).strip()
         if not text:
@@ -227,7 +200,7 @@ def _mc_segment(item: QaItem, segment: str) -> Extraction:
             if other is not None and other != label and (token == other or match.group(1) != label):
                 return Extraction(None, f"two answers: {label} and {other}")
         # A bare label in another case than the item's with a word straight after it is a word.
-        bare = match.group(0) == match.group(1) != label
+        bare = match.group(0) == match.group(1) != label and not named
         if bare and _WORD_NEXT.match(match.string, match.end()):
             continue
         others = texts_of_others(options, label, text[match.end() :])
@@ -237,77 +210,16 @@ def _mc_segment(item: QaItem, segment: str) -> Extraction:
     return Extraction(None, f"no option label in {segment[:40]!r}")
 
 
-def _negated(text: str, start: int) -> bool:
-    window = text[max(0, start - 40) : start].lower().replace("\u2019", "'")
-    window = _CLAUSE_END.split(window)[-1]  # "10 ms, not 20 ms. False."
-    before = _WORD.findall(window)[-3:]
-    return any(w in _NEGATIONS or w.endswith("n't") for w in before)
-
-
-def _polarities(text: str, *, yes_no_first_only: bool) -> tuple[set[str], str | None]:
-    """The polarities of the verdict words in `text` that no negation precedes, and the
-    first verdict a hedge precedes ("partly true"), if any."""
-    found: set[str] = set()
-    hedged = None
-    for match in _POLARITY_WORD.finditer(text):
-        word = match.group(1).lower()
-        if word in ("yes", "no"):
-            if yes_no_first_only:
-                if match.start() != 0:
-                    continue
-            else:  # a sentence of its own: "No." / "Yes, ..."; not "no requirement"
-                before = text[: match.start()].rstrip()
-                after = text[match.end() : match.end() + 1]
-                if (before and before[-1] not in ".!?:\n") or (after and after not in ".,;!:\n"):
-                    continue
-        elif word == "correct" and _NOT_A_VERDICT.match(text, match.end()):
-            continue
-        if _negated(text, match.start()):
-            continue
-        found.add(_POLARITY[word])
-        hedge = _HEDGE.search(text, max(0, match.start() - 20), match.start())
-        if hedge is not None and hedged is None:
-            hedged = f"{hedge.group(1)} {word}".lower()
-    return found, hedged
-
-
-def _leading_verdict(body: str) -> Extraction | None:
-    """The verdict a text starts with ("False. The correct value is 30 kHz."), the rest
-    being its explanation; a parse error when another verdict follows it at once ("True
-    or False") or when it holds only in a case its sentence contradicts ("True for FR1
-    but false for FR2"); None when the text does not start with a verdict."""
-    match = _LEADING_VERDICT.match(body)
-    if match is None:
-        return None
-    word = match.group(1).lower()
-    if word in ("yes", "no") and not _AFTER_YES_NO.match(body, match.end()):
-        return None  # "No exception applies": not a verdict of its own
-    if word == "correct" and _NOT_A_VERDICT.match(body, match.end()):
-        return None  # "Correct response: ..."
-    second = _SECOND_VERDICT.match(body, match.end())
-    weak = second is not None and second.group(1).lower() not in ("true", "false")
-    if weak and second is not None and not _AFTER_YES_NO.match(body, second.end()):
-        second = None  # "True, no exceptions", "False, correct value is 10 ms": no verdicts
-    if second is not None and _POLARITY[second.group(1).lower()] != _POLARITY[word]:
-        return Extraction(None, "both true and false after ANSWER:")
-    qualifier = _QUALIFIER.match(body, match.end())  # "True for FR1 but false for FR2"
-    sentence = _SENTENCE_END.split(body[qualifier.end() :], maxsplit=1)[0] if qualifier else ""
-    if qualifier and _polarities(sentence, yes_no_first_only=True)[0] - {_POLARITY[word]}:
-        case = " ".join(qualifier.group(1).lower().split())
-        return Extraction(None, f"a conditional verdict ({word} {case} ...) after ANSWER:")
-    return Extraction(_POLARITY[word])
-
-
 def _tf_from(text: str, *, in_answer: bool) -> Extraction:
     body = text
     if in_answer:
         # Full-width letters and marks read as ASCII ("ＴＲＵＥ", "True。").
         body = _strip_lead_in(fold_marks(text))
         body = re.sub(r"^(?:it|this|that)\s+(?:is|was)\s+", "", body, flags=re.IGNORECASE)
-        leading = _leading_verdict(body)
+        leading = leading_verdict(body)
         if leading is not None:
-            return leading
-    found, hedged = _polarities(body, yes_no_first_only=in_answer)
+            return Extraction(*leading)
+    found, hedged = polarities(body, yes_no_first_only=in_answer)
     where = "after ANSWER:" if in_answer else "in the response"
     if len(found) > 1:
         return Extraction(None, f"both true and false {where}")
