@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import subprocess
 import sys
+import types
 
 import pytest
 
@@ -29,7 +30,10 @@ def test_every_exported_name_is_there(package: str) -> None:
     module = importlib.import_module(package)
     assert module.__all__
     for name in module.__all__:
-        assert getattr(module, name) is not None, f"{package}.{name}"
+        value = getattr(module, name)
+        assert value is not None, f"{package}.{name}"
+        # A submodule of the same name must not hide the name it exports.
+        assert not isinstance(value, types.ModuleType), f"{package}.{name} is a module"
     with pytest.raises(AttributeError, match="has no attribute 'nothing_here'"):
         _ = module.nothing_here
 

@@ -56,3 +56,22 @@ def test_an_index_another_process_is_saving_is_left_alone(tmp_path: Path) -> Non
     assert (cache / index.name / "complete").is_file()
     assert [p.name for p in cache.iterdir() if p.name.endswith(".tmp")] == [theirs.name]
     assert second.run_path.read_text(encoding="utf-8") == first.run_path.read_text(encoding="utf-8")
+
+
+def test_a_save_killed_a_day_ago_is_cleared_and_a_live_one_kept(tmp_path: Path) -> None:
+    import time
+
+    dataset = load_retrieval(QASPER)
+    index = Path(retrieve(dataset, out_dir=tmp_path / "a", cache_dir=tmp_path / "c1").meta[
+        "cache"]["path"])  # fmt: skip
+    cache = tmp_path / "c2"
+    killed = cache / f".{index.name}.77.0123456789abcdef.tmp"
+    live = cache / f".{index.name}.78.fedcba9876543210.tmp"
+    for made in (killed, live):
+        made.mkdir(parents=True)
+        (made / "params.index.json").write_text("{}", encoding="utf-8")
+    two_days_ago = time.time() - 2 * 24 * 3600
+    os.utime(killed, (two_days_ago, two_days_ago))
+    retrieve(dataset, out_dir=tmp_path / "b", cache_dir=cache)
+    assert not killed.exists() and (live / "params.index.json").is_file()
+    assert (cache / index.name / "complete").is_file()

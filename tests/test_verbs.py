@@ -13,8 +13,9 @@ from click.testing import CliRunner
 from tfce_eval.cli import main
 from tfce_eval.errors import DataError, UsageError
 from tfce_eval.model import TaskKind
-from tfce_eval.scoring.options import CheckMode, ScoreOptions
-from tfce_eval.verbs.score import DATASET_RUN, ScoreSettings, score_files, score_task
+from tfce_eval.scoring.options import CheckMode
+from tfce_eval.verbs.score import DATASET_RUN, score_files, score_task
+from tfce_eval.verbs.settings import ScoreSettings
 
 REPO = Path(__file__).resolve().parent.parent
 OUTPUTS = REPO / "examples" / "outputs.jsonl"
@@ -29,7 +30,7 @@ def cli_json(*args: str, code: int = 0) -> Any:
 def test_function_calling_outputs_score_as_the_command_scores(tmp_path: Path) -> None:
     ref = score_task([OUTPUTS], None)
     assert ref.task is TaskKind.FC and ref.builtin == "tfce"
-    settings = ScoreSettings(fc=ScoreOptions(check=CheckMode.AST))
+    settings = ScoreSettings(check=CheckMode.AST)
     scored = score_files([OUTPUTS], ref, settings, tmp_path / "lib")
     assert scored.task is TaskKind.FC and scored.fc is not None and scored.document is None
     assert scored.out_dir == tmp_path / "lib"
@@ -104,7 +105,8 @@ def test_what_the_command_refuses_is_refused_before_anything_is_written(tmp_path
 
 def test_validate_gives_each_tasks_findings_and_size_as_the_command() -> None:
     from tfce_eval.tasks import resolve_data
-    from tfce_eval.verbs.validate import ValidateSettings, validate_data
+    from tfce_eval.verbs.settings import ValidateSettings
+    from tfce_eval.verbs.validate import validate_data
 
     fc = validate_data(resolve_data(None), ValidateSettings(exec_checks=False))
     assert fc.task is TaskKind.FC and fc.fc is not None and not fc.errors
@@ -143,7 +145,7 @@ def test_report_renders_each_tasks_runs_as_the_command(tmp_path: Path) -> None:
     from tfce_eval.verbs.report import report_runs
 
     fc = score_task([OUTPUTS], None)
-    settings = ScoreSettings(fc=ScoreOptions(check=CheckMode.AST))
+    settings = ScoreSettings(check=CheckMode.AST)
     a = score_files([OUTPUTS], fc, settings, tmp_path / "a").out_dir
     b = score_files([OUTPUTS], fc, settings, tmp_path / "b").out_dir
     both = report_runs([a, b], failures=2, prices=Prices(1.0, 2.0))
@@ -174,7 +176,7 @@ def test_report_renders_each_tasks_runs_as_the_command(tmp_path: Path) -> None:
 def test_settings_parse_what_a_program_gives_and_refuse_a_lone_path() -> None:
     from tfce_eval.model import AnswerStyle
     from tfce_eval.run.config import RunConfig
-    from tfce_eval.verbs.validate import ValidateSettings
+    from tfce_eval.verbs.settings import ValidateSettings
 
     given = ScoreSettings(
         questions=["q.json"],  # type: ignore[arg-type]
@@ -198,5 +200,75 @@ def test_settings_parse_what_a_program_gives_and_refuse_a_lone_path() -> None:
         ScoreSettings(k=0)
     with pytest.raises(UsageError, match=r"answer_style: 'x' is not one of"):
         ValidateSettings(answer_style="x")  # type: ignore[arg-type]
-    with pytest.raises(UsageError, match=r"fc: give a ScoreOptions"):
-        ScoreSettings(fc={"check": "ast"})  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=r"check: 'fast' is not one of ast, exec, both"):
+        ScoreSettings(check="fast")  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=r"exec_timeout_s: 0 is not a finite number"):
+        ScoreSettings(exec_timeout_s=0)
+    with pytest.raises(UsageError, match=r"measures: give text or a sequence of names, not 5"):
+        ScoreSettings(measures=5)  # type: ignore[arg-type]
+    parsed = ScoreSettings(check="ast", categories={"simple"}, missing="skip")  # type: ignore[arg-type]
+    assert parsed.fc_options().check is CheckMode.AST and parsed.missing.value == "skip"
+
+
+def test_a_program_may_name_the_dataset_and_task_as_text_and_is_refused_a_lone_path(
+    tmp_path: Path,
+) -> None:
+    from tfce_eval import verbs
+
+    assert callable(verbs.score_files) and verbs.score_files is score_files
+    ref = score_task([DATASET_RUN], "builtin:qasper-rag", "retrieval")
+    assert ref.task is TaskKind.RETRIEVAL
+    scored = score_files([DATASET_RUN], "builtin:qasper-rag", out_dir=tmp_path / "r")
+    assert scored.task is TaskKind.RETRIEVAL
+    fc = score_files([OUTPUTS], None, ScoreSettings(check=CheckMode.AST), tmp_path / "f")
+    assert fc.task is TaskKind.FC
+    with pytest.raises(UsageError, match=r"files: give a sequence of files, not one path"):
+        score_files(str(OUTPUTS), None, out_dir=tmp_path / "one")  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=r"settings: give a ScoreSettings"):
+        score_files([OUTPUTS], None, {"check": "ast"}, tmp_path / "d")  # type: ignore[arg-type]
+    from tfce_eval.verbs.validate import validate_data
+
+    as_qa = validate_data("builtin:conditionalqa", None)
+    assert as_qa.task is TaskKind.RETRIEVAL
+    from tfce_eval.tasks import resolve_data
+
+    assert validate_data(resolve_data("builtin:conditionalqa", "qa")).errors
+    assert not any(tmp_path.glob("one")) and not any(tmp_path.glob("d"))
+
+
+def test_a_setting_for_another_tasks_datasets_is_refused_not_ignored(tmp_path: Path) -> None:
+    from tfce_eval.verbs.settings import ValidateSettings
+    from tfce_eval.verbs.validate import validate_data
+
+    split = "split is for retrieval and question-answering datasets"
+    with pytest.raises(UsageError, match=f"^{split}; builtin:tfce is a function-calling"):
+        score_files([OUTPUTS], None, ScoreSettings(split="test"), tmp_path / "a")
+    both = (
+        "^check is for function-calling datasets; judge is for question-answering "
+        "datasets; builtin:qasper-rag is a retrieval dataset$"
+    )
+    with pytest.raises(UsageError, match=both):
+        settings = ScoreSettings(check=CheckMode.AST, measures="nDCG@10", judge="openai/x")
+        score_files([DATASET_RUN], "builtin:qasper-rag", settings, tmp_path / "b")
+    with pytest.raises(UsageError, match=r"^k is for question-answering datasets; "):
+        score_files([DATASET_RUN], "builtin:qasper-rag", ScoreSettings(k=3), tmp_path / "c")
+    with pytest.raises(UsageError, match="corpus is for retrieval datasets; builtin:telco-qna"):
+        validate_data("builtin:telco-qna", ValidateSettings(corpus="documents"))
+    with pytest.raises(UsageError, match="exec_checks is for function-calling datasets"):
+        validate_data("builtin:telco-qna", ValidateSettings(exec_checks=False))
+    assert not any(tmp_path.iterdir())
+
+
+def test_report_runs_refuses_what_the_command_refuses(tmp_path: Path) -> None:
+    from tfce_eval.verbs.report import report_runs
+
+    out = score_files([OUTPUTS], None, ScoreSettings(check=CheckMode.AST), tmp_path / "a")
+    with pytest.raises(UsageError, match=r"run_dirs: give a sequence of directories, not one"):
+        report_runs(str(out.out_dir))  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=r"run_dirs: give at least one run directory"):
+        report_runs([])
+    with pytest.raises(UsageError, match=r"failures: -1 is not a whole number of at least 0"):
+        report_runs([out.out_dir], failures=-1)
+    with pytest.raises(UsageError, match=r"prices: give a report.Prices, not \(1, 2\)"):
+        report_runs([out.out_dir], prices=(1, 2))  # type: ignore[arg-type]
+    assert report_runs([str(out.out_dir)], failures=1).render("md").startswith("# ")

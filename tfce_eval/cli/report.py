@@ -90,7 +90,6 @@ def report_command(
     paired t-test). A small p means the difference is unlikely to be noise.
     """
     from tfce_eval.report import Prices
-    from tfce_eval.report.formats import ReportFormat
     from tfce_eval.verbs.report import report_runs
 
     prices = None

@@ -26,7 +26,7 @@ from tfce_eval.model import AnswerStyle, TaskKind
 from tfce_eval.scoring.options import MissingMode
 
 if TYPE_CHECKING:
-    from tfce_eval.verbs.score import ScoreSettings
+    from tfce_eval.verbs.settings import ScoreSettings
 
 
 @click.command("score")
@@ -88,9 +88,10 @@ def score_command(
     from tfce_eval.verbs.score import score_files, score_task
 
     task = TaskKind(options["task"]) if options["task"] else None
-    ref = score_task(files, options["data"], task, options["split"])
+    settings = _settings(options)
+    ref = score_task(files, options["data"], task, settings)
     refuse_other_tasks_options(ref.task)
-    scored = score_files(files, ref, _settings(options), out_dir)
+    scored = score_files(files, ref, settings, out_dir)
     from tfce_eval.cli.render import print_warnings
 
     print_warnings(scored.warnings)
@@ -110,22 +111,19 @@ def score_command(
 def _settings(o: dict[str, Any]) -> ScoreSettings:
     """The options of every task, parsed into what `score_files` reads."""
     from tfce_eval.cli.options import build_policy, parse_categories
-    from tfce_eval.scoring.options import CheckMode, ScoreOptions
-    from tfce_eval.verbs.score import ScoreSettings
+    from tfce_eval.scoring.options import CheckMode
+    from tfce_eval.verbs.settings import ScoreSettings
 
-    fc = ScoreOptions(
-        policy=build_policy(o["optional_params"], o["coerce_strings"], o["strict_strings"]),
-        check=CheckMode(o["check_mode"]),
-        categories=parse_categories(o["categories"]),
-        missing=MissingMode(o["missing"]),
-        functions_dir=o["functions_dir"],
-        exec_timeout_s=o["exec_timeout"],
-    )
     return ScoreSettings(
-        fc=fc,
         questions=o["questions"],
         answers=o["answers"],
         answer_style=AnswerStyle(o["answer_style"]) if o["answer_style"] else None,
+        policy=build_policy(o["optional_params"], o["coerce_strings"], o["strict_strings"]),
+        check=CheckMode(o["check_mode"]),
+        categories=parse_categories(o["categories"]),
+        functions_dir=o["functions_dir"],
+        exec_timeout_s=o["exec_timeout"],
+        missing=MissingMode(o["missing"]),
         split=o["split"],
         corpus=o["corpus"],
         qrels=o["qrels"],

@@ -56,7 +56,8 @@ def validate_command(
     """Check a dataset: files, ids, fields and gold of any task (fc: also category shapes,
     docs and ground truth against the implementations). Errors exit 1; warnings do not."""
     from tfce_eval.tasks import resolve_data
-    from tfce_eval.verbs.validate import ValidateSettings, validate_data
+    from tfce_eval.verbs.settings import ValidateSettings
+    from tfce_eval.verbs.validate import validate_data
 
     ref = resolve_data(data, TaskKind(task) if task else None)
     refuse_other_tasks_options(ref.task)

@@ -2,7 +2,9 @@
 
 Every format is rendered from one report model (tfce_eval.report.model), built from the run
 directories' summary.json and scores.jsonl, so the figures agree across formats. Nothing here
-prints; the command line prints what `render` and `render_table` return.
+prints: `render` and `render_table` return text and a rich renderable for a caller to show
+(`tfce_eval.verbs.report_runs`, behind the `report` command, builds the model once and uses
+`render_report` and `report_renderable`).
 
 The renderers are imported when a report is made in their format, not with the package:
 writing report.md and report.html (what `score` and `run` do) needs neither rich nor the
@@ -40,6 +42,7 @@ __all__ = [
     "render_document",
     "render_report",
     "render_table",
+    "report_renderable",
     "write_document_reports",
     "write_run_reports",
 ]
@@ -105,9 +108,15 @@ def render_table(
 ) -> RenderableType:
     """The terminal report as a rich renderable (colours and width decided by the console)."""
     from tfce_eval.report.model import build_report
-    from tfce_eval.report.table import table_renderable
 
     report = build_report(runs, failures=failures, prices=prices, failure_source=failure_source)
+    return report_renderable(report)
+
+
+def report_renderable(report: Report) -> RenderableType:
+    """A report model built once (`build_report`) as a rich renderable, for a terminal."""
+    from tfce_eval.report.table import table_renderable
+
     return table_renderable(report)
 
 

@@ -92,13 +92,34 @@ def _save_index(retriever: Any, tokenizer: Any, doc_ids: list[str], index_dir: P
     tmp = index_dir.with_name(f".{index_dir.name}.{os.getpid()}.{secrets.token_hex(8)}.tmp")
     try:
         index_dir.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale(index_dir)
         retriever.save(str(tmp), show_progress=False)
         tokenizer.save_vocab(str(tmp))
         (tmp / "ids.json").write_text(json.dumps(doc_ids, ensure_ascii=False), encoding="utf-8")
         (tmp / "complete").write_text("1\n")
+        if (index_dir / "complete").is_file():
+            return  # another process saved the same index meanwhile: keep it, drop ours
         shutil.rmtree(index_dir, ignore_errors=True)
         os.replace(tmp, index_dir)
     except OSError:
         pass  # a cache that cannot be written costs time, not results
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+#: How old a temporary index directory is before it counts as left by a killed save.
+STALE_S = 24 * 3600
+
+
+def _remove_stale(index_dir: Path) -> None:
+    """Remove this index's temporary directories that no save has touched for a day: a
+    save killed on the way leaves one, and nothing else would ever remove it."""
+    import time
+
+    limit = time.time() - STALE_S
+    for old in index_dir.parent.glob(f".{index_dir.name}.*.tmp"):
+        try:
+            if old.stat().st_mtime < limit:
+                shutil.rmtree(old, ignore_errors=True)
+        except OSError:
+            continue  # gone meanwhile, or not ours to look at

@@ -4,10 +4,11 @@ Two runs in one directory would ask every item twice and write duplicate answers
 second run's `--force` would delete the file the first is appending to. Two scores into
 one directory would leave scores from one beside reports from the other; a score of a
 run's outputs while the run ends would put a summary of fewer lines over the run's own;
-a run starting would delete a live score's staged files. So `run` and `score` each take
-an exclusive `flock` on `.lock` in the directory before they read or delete anything
-there, and write who holds it (command, process id, host, start time) into that file for
-the message the other gets. The kernel releases the lock when the process ends, however
+a run starting would delete a live score's staged files; two retrieves would leave one's
+run.json beside the other's run.trec. So `run`, `score` and `retrieve` each take an
+exclusive `flock` on `.lock` in the directory before they read or delete anything there,
+and write who holds it (command, process id, host, start time) into that file for the
+message the other gets. The kernel releases the lock when the process ends, however
 it ends, so a killed command never leaves a stale lock. (POSIX only: fcntl.)
 """
 
@@ -64,7 +65,7 @@ class RunLock:
         self._made: list[Path] = []  # the directories acquire made, deepest first
 
     def acquire(self) -> None:
-        """Take the lock; RunError naming the holder when another run has it."""
+        """Take the lock; RunError naming the holder when another command has it."""
         try:
             self._made = _missing(self.directory)
             self.directory.mkdir(parents=True, exist_ok=True)
@@ -95,8 +96,12 @@ class RunLock:
                 "host": socket.gethostname(),
                 "started_at": _now(),
             }
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, json.dumps(info).encode("utf-8") + b"\n", 0)
+            try:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, json.dumps(info).encode("utf-8") + b"\n", 0)
+            except OSError:
+                os.close(fd)  # not held on: a long-lived caller would keep it locked
+                raise
             self._fd = fd
         except OSError as exc:
             # Worded as any failure to write results is: the reason, and the fix that suits it.

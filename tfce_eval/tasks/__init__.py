@@ -30,6 +30,7 @@ from tfce_eval.jsonl.files import unreadable
 
 # The closed set lives with the others in model; named here too, where tasks are told apart.
 from tfce_eval.model import TaskKind as TaskKind
+from tfce_eval.model import parse_choice
 
 #: What a dataset of each task is called in messages.
 TASK_WORDS = {
@@ -85,7 +86,7 @@ def _fc_only(task: TaskKind) -> DataError:
     return other_task_error(builtin("tfce"), task, "point --data at")
 
 
-def resolve_data(spec: str | Path | None, task: TaskKind | None = None) -> DataRef:
+def resolve_data(spec: str | Path | None, task: TaskKind | str | None = None) -> DataRef:
     """`--data` (a directory, `builtin:NAME`, or nothing) and `--task` to a DataRef.
 
     Nothing means the built-in function-calling dataset, as it always has; asked for as
@@ -93,6 +94,8 @@ def resolve_data(spec: str | Path | None, task: TaskKind | None = None) -> DataR
     another task's (but a retrieval one as QA: QASPER-RAG's answers are questions; one
     without answers is refused by the command that reads it).
     """
+    if task is not None:  # a library caller may give the task as its text
+        task = parse_choice(TaskKind, task, "task")
     if spec is None or str(spec) == "":
         return _builtin_fc(task)
     text = str(spec)

@@ -17,8 +17,9 @@ from tfce_eval.lazy import lazy_names
 if TYPE_CHECKING:
     from tfce_eval.report.formats import ReportFormat
     from tfce_eval.verbs.report import Reported, report_runs, runs_task
-    from tfce_eval.verbs.score import DATASET_RUN, Scored, ScoreSettings, score_files, score_task
-    from tfce_eval.verbs.validate import Size, Validated, ValidateSettings, validate_data
+    from tfce_eval.verbs.score import DATASET_RUN, Scored, score_files, score_task
+    from tfce_eval.verbs.settings import ScoreSettings, ValidateSettings
+    from tfce_eval.verbs.validate import Size, Validated, validate_data
 
 __all__ = [
     "DATASET_RUN",
@@ -38,12 +39,12 @@ __all__ = [
 
 _LAZY = {
     "DATASET_RUN": "tfce_eval.verbs.score",
-    "ScoreSettings": "tfce_eval.verbs.score",
+    "ScoreSettings": "tfce_eval.verbs.settings",
     "Scored": "tfce_eval.verbs.score",
     "score_files": "tfce_eval.verbs.score",
     "score_task": "tfce_eval.verbs.score",
     "Size": "tfce_eval.verbs.validate",
-    "ValidateSettings": "tfce_eval.verbs.validate",
+    "ValidateSettings": "tfce_eval.verbs.settings",
     "Validated": "tfce_eval.verbs.validate",
     "validate_data": "tfce_eval.verbs.validate",
     "ReportFormat": "tfce_eval.report.formats",

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tfce_eval.errors import UsageError, check_number
 from tfce_eval.model import TaskKind
 from tfce_eval.report.formats import ReportFormat
 
@@ -47,9 +48,9 @@ class Reported:
     def renderables(self) -> list[Any]:
         """The report as rich renderables, for a terminal (the table format)."""
         if self.fc is not None:
-            from tfce_eval.report.table import table_renderable
+            from tfce_eval.report import report_renderable
 
-            return [table_renderable(self.fc)]
+            return [report_renderable(self.fc)]
         from tfce_eval.report.document import document_renderables
 
         assert self.document is not None
@@ -71,7 +72,12 @@ def report_runs(
     each run recorded). `prices`: USD per million tokens, for fc runs' cost. DataError
     for a directory that is no scored run; UsageError for runs of different tasks.
     """
-    paths = tuple(Path(d) for d in run_dirs)
+    paths = _run_paths(run_dirs)
+    check_number(failures, "failures", 0, whole=True)
+    from tfce_eval.report import Prices
+
+    if prices is not None and not isinstance(prices, Prices):
+        raise UsageError(f"prices: give a report.Prices, not {prices!r}")
     task = runs_task(paths)
     if task is TaskKind.FC:
         return _report_fc(paths, failures, data, prices)
@@ -83,6 +89,20 @@ def report_runs(
     else:
         document = _qa_document(paths, failures, data)
     return Reported(task, document=document, notes=notes)
+
+
+def _run_paths(run_dirs: Sequence[str | Path]) -> tuple[Path, ...]:
+    """The run directories as paths; a UsageError for one path given alone (it would be
+    read letter by letter) or for none."""
+    if isinstance(run_dirs, str | Path):
+        raise UsageError(f"run_dirs: give a sequence of directories, not one ({str(run_dirs)!r})")
+    try:
+        paths = tuple(Path(d) for d in run_dirs)
+    except TypeError:
+        raise UsageError(f"run_dirs: give a sequence of directories, not {run_dirs!r}") from None
+    if not paths:
+        raise UsageError("run_dirs: give at least one run directory")
+    return paths
 
 
 def _report_fc(

@@ -12,65 +12,29 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tfce_eval.errors import UsageError, check_number
-from tfce_eval.model import AnswerStyle, TaskKind
-from tfce_eval.scoring.options import MissingMode, ScoreOptions
+from tfce_eval.errors import UsageError
+from tfce_eval.model import TaskKind
 from tfce_eval.tasks import DataRef, resolve_data
-from tfce_eval.verbs.fields import parse_dataset_fields
-from tfce_eval.verbs.score_files import (
+from tfce_eval.verbs.file_checks import (
     existing,
     first_line_task,
     out_beside,
     refuse_another_runs_directory,
     refuse_another_tasks_file,
 )
+from tfce_eval.verbs.settings import ScoreSettings, refuse_other_tasks_settings
 
 if TYPE_CHECKING:
     from tfce_eval.report.document import Document
+    from tfce_eval.retrieval.ranking import Run
     from tfce_eval.scoring.score import ScoreResult
 
 #: The word that scores a retrieval dataset's own retrieved_docs instead of a run file.
 DATASET_RUN = "dataset"
-
-
-@dataclass(frozen=True, slots=True)
-class ScoreSettings:
-    """What a score reads besides its files and its dataset; each task reads its own.
-
-    Function calling: `questions`, `answers` and `answer_style` choose the dataset's
-    files, `fc` how answers are checked (its `missing` is every task's). Retrieval:
-    `split`, `corpus`, `qrels`, `measures`. Question answering: `split`, the judge of
-    open answers (`judge`, `judge_base_url`), `k` and `run_file`.
-    """
-
-    fc: ScoreOptions = field(default_factory=ScoreOptions)
-    questions: tuple[Path, ...] = ()
-    answers: tuple[Path, ...] = ()
-    answer_style: AnswerStyle | None = None
-    split: str | None = None
-    corpus: str | None = None
-    qrels: Path | None = None
-    measures: str | Sequence[str] | None = None
-    judge: str | None = None
-    judge_base_url: str | None = None
-    k: int = 5
-    run_file: Path | None = None
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.fc, ScoreOptions):
-            raise UsageError(f"fc: give a ScoreOptions, not {self.fc!r}")
-        parse_dataset_fields(self)
-        check_number(self.k, "k", 1, whole=True)
-        if self.run_file is not None:
-            object.__setattr__(self, "run_file", Path(self.run_file))
-
-    @property
-    def missing(self) -> MissingMode:
-        return self.fc.missing
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,19 +56,21 @@ class Scored:
 def score_task(
     files: Sequence[str | Path],
     data: str | Path | None,
-    task: TaskKind | None = None,
-    split: str | None = None,
+    task: TaskKind | str | None = None,
+    settings: ScoreSettings | None = None,
 ) -> DataRef:
     """The dataset `data` names and the task its FILEs are scored as: the dataset's own
     (or `task`), but QA for one file of QA predictions given with a retrieval dataset
-    whose split has answers (QASPER-RAG's answers/). DataError for a bad dataset."""
+    whose split (`settings.split`) has answers (QASPER-RAG's answers/). DataError for a
+    bad dataset."""
     ref = resolve_data(data, task)
+    split = settings.split if settings is not None else None
     # Only a retrieval dataset's files are looked at: a function-calling score loads
     # nothing of QA or retrieval.
     if (
         task is None
         and ref.task is TaskKind.RETRIEVAL
-        and _qa_predictions_for_answers(files, ref.path, split)
+        and _qa_predictions_for_answers(_file_names(files), ref.path, split)
     ):
         ref = dataclasses.replace(ref, task=TaskKind.QA)  # as task qa: QASPER-RAG
     return ref
@@ -112,22 +78,29 @@ def score_task(
 
 def score_files(
     files: Sequence[str | Path],
-    ref: DataRef,
+    ref: DataRef | str | Path | None = None,
     settings: ScoreSettings | None = None,
     out_dir: str | Path | None = None,
 ) -> Scored:
-    """Score `files` against the dataset `ref` names (`score_task` finds it).
+    """Score `files` against a dataset: `ref` as `score_task` found it, or the dataset
+    itself (a directory or builtin:NAME; None, the built-in function-calling one), whose
+    task `score_task` then finds.
 
-    The files are checked first (how many the task takes, one given twice, another
-    task's file, a run directory from other answers), then read and scored; scores.jsonl,
-    summary.json, report.md and report.html go to `out_dir`: by default beside the
-    FILE (fc: several FILEs in one directory), retrieval's `dataset` under results/.
-    UsageError or DataError before anything is written when something is wrong.
+    The settings and files are checked first (a setting for another task's datasets,
+    how many files the task takes, one given twice, another task's file, a run
+    directory from other answers), then read and scored; scores.jsonl, summary.json,
+    report.md and report.html go to `out_dir`: by default beside the FILE (fc: several
+    FILEs in one directory), retrieval's `dataset` under results/. The directory is
+    this score's while it works: a run or score there is a RunError naming it. A
+    UsageError or DataError comes before anything is written.
     """
+    names = _file_names(files)
     settings = settings or ScoreSettings()
-    names = [str(file) for file in files]
-    if not names:
-        raise UsageError("give at least one FILE to score")
+    if not isinstance(settings, ScoreSettings):
+        raise UsageError(f"settings: give a ScoreSettings, not {settings!r}")
+    if not isinstance(ref, DataRef):
+        ref = score_task(names, ref, settings=settings)
+    refuse_other_tasks_settings(settings, ref.task, data_name(ref))
     out = Path(out_dir) if out_dir is not None else None
     beside = out_beside(tuple(names), ref.task, out_given=out is not None)
     out = out or beside
@@ -148,6 +121,25 @@ def score_files(
         if ref.task is TaskKind.RETRIEVAL:
             return _score_retrieval(runs[0] if runs else None, ref, settings, out)
         return _score_qa(runs[0], ref, settings, out or runs[0].parent)
+
+
+def _file_names(files: Sequence[str | Path]) -> list[str]:
+    """The FILEs as text; a UsageError for one path given alone (read letter by letter
+    it would be a puzzle of one-letter files) or for none."""
+    if isinstance(files, str | Path):
+        raise UsageError(f"files: give a sequence of files, not one path ({str(files)!r})")
+    try:
+        names = [str(file) for file in files]
+    except TypeError:
+        raise UsageError(f"files: give a sequence of files, not {files!r}") from None
+    if not names:
+        raise UsageError("give at least one FILE to score")
+    return names
+
+
+def data_name(ref: DataRef) -> str:
+    """The dataset as the user named it: `builtin:NAME`, or its directory."""
+    return f"builtin:{ref.builtin}" if ref.builtin else str(ref.path)
 
 
 def _retrieved_docs_dir(ref: DataRef) -> Path:
@@ -185,7 +177,7 @@ def _score_fc(runs: list[Path], ref: DataRef, settings: ScoreSettings, out: Path
         answers=settings.answers,
         answer_style=settings.answer_style,
     )
-    result = score_outputs(runs, dataset, settings.fc, out)
+    result = score_outputs(runs, dataset, settings.fc_options(), out)
     assert result.run_dir is not None  # scored into a directory
     path = result.run_dir.path
     view = RunView(path.resolve().name, path, result.summary, result.records, None)
@@ -198,7 +190,6 @@ def _score_retrieval(
 ) -> Scored:
     from tfce_eval.report import write_document_reports
     from tfce_eval.retrieval import dataset_run, load_retrieval, retrieval_document, score_run
-    from tfce_eval.retrieval.ranking import Run
 
     path = ref.directory
     dataset = load_retrieval(

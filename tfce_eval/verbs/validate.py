@@ -14,35 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tfce_eval.model import AnswerStyle, Finding, Level, TaskKind
-from tfce_eval.tasks import DataRef
-from tfce_eval.verbs.fields import parse_dataset_fields
+from tfce_eval.errors import UsageError
+from tfce_eval.model import Finding, Level, TaskKind
+from tfce_eval.tasks import DataRef, resolve_data
+from tfce_eval.verbs.settings import ValidateSettings, refuse_other_tasks_settings
 
 if TYPE_CHECKING:
     from tfce_eval.dataset.load import Dataset
     from tfce_eval.dataset.validate import ValidationReport
-
-
-@dataclass(frozen=True, slots=True)
-class ValidateSettings:
-    """What `validate` reads besides the dataset. Function calling: which files
-    (`questions`, `answers`, `answer_style`) and the implementations (`functions_dir`;
-    `exec_checks` False checks nothing against them). Retrieval and QA: `split`;
-    retrieval: `corpus` and `qrels`."""
-
-    questions: tuple[Path, ...] = ()
-    answers: tuple[Path, ...] = ()
-    answer_style: AnswerStyle | None = None
-    functions_dir: Path | None = None
-    exec_checks: bool = True
-    split: str | None = None
-    corpus: str | None = None
-    qrels: Path | None = None
-
-    def __post_init__(self) -> None:
-        parse_dataset_fields(self)
-        if self.functions_dir is not None:
-            object.__setattr__(self, "functions_dir", Path(self.functions_dir))
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,9 +35,10 @@ class Size:
 
 @dataclass(frozen=True, slots=True)
 class Validated:
-    """A dataset checked: its findings in order, and its size when every record was
-    read whole (None when an error means a count would mislead). `fc` keeps function
-    calling's own report, whose JSON form has its counts."""
+    """A dataset checked: its findings in order, and its size (QA and retrieval: None
+    when an error means a count of what was read whole would mislead; function calling
+    counts its items whatever the errors). `fc` keeps function calling's own report,
+    whose JSON form has its counts."""
 
     task: TaskKind
     findings: tuple[Finding, ...]
@@ -80,10 +60,21 @@ class Validated:
         return {"task": str(self.task), "findings": [f.to_json() for f in self.findings]}
 
 
-def validate_data(ref: DataRef, settings: ValidateSettings | None = None) -> Validated:
-    """Check the dataset `ref` names (`tasks.resolve_data` finds it) and report every
-    problem; DataError only when there is no dataset to check."""
+def validate_data(
+    ref: DataRef | str | Path | None = None, settings: ValidateSettings | None = None
+) -> Validated:
+    """Check a dataset and report every problem: `ref` as `tasks.resolve_data` found it,
+    or the dataset itself (a directory or builtin:NAME; None, the built-in
+    function-calling one). A UsageError for a setting of another task's datasets; a
+    DataError only when there is no dataset to check."""
     settings = settings or ValidateSettings()
+    if not isinstance(settings, ValidateSettings):
+        raise UsageError(f"settings: give a ValidateSettings, not {settings!r}")
+    if not isinstance(ref, DataRef):
+        ref = resolve_data(ref)
+    from tfce_eval.verbs.score import data_name
+
+    refuse_other_tasks_settings(settings, ref.task, data_name(ref))
     if ref.task is TaskKind.FC:
         return _validate_fc(ref.path, settings)
     return _validate_other(ref.directory, ref.task, settings)

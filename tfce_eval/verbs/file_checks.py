@@ -1,7 +1,8 @@
 """What `score` checks of its FILEs before it reads them: how many a task takes, where the
 scores go, the same file given twice, a file of another task, a run directory given
 instead of its file, and a run directory the scores would go into from other answers.
-Each check is a UsageError or a DataError worded for the command line.
+Each check is a UsageError or a DataError; they speak of FILE, --out and --data, the
+command line's words, which `score_files`' arguments mirror.
 """
 
 from __future__ import annotations
