@@ -583,3 +583,40 @@ def test_one_item_is_counted_as_one_item(server: FakeServer, tmp_path: Path) -> 
         "--model", "vllm/qa-model", "--base-url", server.base_url, "--ids", first, "--out", str(one)
     )
     assert "\n1 item\nwritten: " in said.stdout
+
+
+def test_a_programs_qa_run_writes_its_reports_while_the_directory_is_its_own(
+    server: FakeServer, tmp_path: Path
+) -> None:
+    """run_model writes a QA run's reports before the run lets its directory go: no
+    score can come between the run's scores and its reports."""
+    from tfce_eval.errors import RunError
+    from tfce_eval.run import RunConfig, run_eval
+    from tfce_eval.scoring.lock import RunLock
+    from tfce_eval.verbs.run import run_model
+
+    config = RunConfig(
+        model="vllm/qa-model", base_url=server.base_url, data="builtin:telco-qna", out=tmp_path
+    )
+    ran = run_model(config)
+    assert ran.document is not None and ran.result.score.summary["task"] == "qa"
+    written = (ran.result.run_dir / "report.md").read_text(encoding="utf-8")
+    from tfce_eval.report.document import render_document_markdown
+
+    assert written == render_document_markdown(ran.document)
+    held: list[str] = []
+
+    def try_to_score_meanwhile(run_dir: Path) -> None:
+        with pytest.raises(RunError, match="in use by another run") as caught:
+            RunLock(run_dir, "score").acquire()
+        held.append(str(caught.value))
+
+    forced = RunConfig(
+        model="vllm/qa-model",
+        base_url=server.base_url,
+        data="builtin:telco-qna",
+        out=tmp_path,
+        force=True,
+    )
+    run_eval(forced, write_qa_reports=try_to_score_meanwhile)
+    assert len(held) == 1

@@ -1,16 +1,16 @@
 """`tfce-eval run`: ask a model every item, save each answer as it arrives, score, report.
 
-The options are parsed into a `RunConfig`; `tfce_eval.run.runner.run_eval` does the work and this
-module prints its result: the per-category table, where the files are, and what was not sent.
+The options are parsed into a `RunConfig`; `tfce_eval.verbs.run.run_model` does the work
+(`run_eval`, and the reports of either task) and this module prints its result: the
+per-category table or a QA report, where the files are, and what was not sent.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -39,10 +39,7 @@ from tfce_eval.scoring.options import CheckMode
 from tfce_eval.words import counted
 
 if TYPE_CHECKING:
-    from tfce_eval.dataset.load import Dataset
-    from tfce_eval.report.document import Document
     from tfce_eval.run.config import RunResult
-    from tfce_eval.scoring.score import ScoreResult
 
 
 def _task_data(data: Path | str | None) -> tuple[TaskKind, Path | None]:
@@ -250,7 +247,6 @@ def run_command(
     from tfce_eval.run.progress import make_progress
     from tfce_eval.run.retry import RetryPolicy
     from tfce_eval.run.runner import dump_request as request_for
-    from tfce_eval.run.runner import run_eval
 
     task, data_dir = _task_data(data)
     refuse_other_tasks_options(task, table={**OPTION_TASKS, **RUN_OPTION_TASKS})
@@ -298,45 +294,23 @@ def run_command(
         return
     # Ctrl-C and SIGTERM are heard by the command line (tfce_eval.cli): a run stopped
     # while it asks says how to resume (RunInterrupted), and exits 130 or 143.
-    result = run_eval(config, progress=make_progress(sys.stderr), write_reports=_write_reports)
+    from tfce_eval.verbs.run import run_model
+
+    ran = run_model(config, progress=make_progress(sys.stderr))
+    result = ran.result
     from tfce_eval.cli.render import print_warnings
 
     print_warnings(result.score.warnings)
-    # A QA run's reports are written here (fc's by run_eval, through _write_reports), with
-    # --json too, so that every run directory holds report.md and report.html.
-    qa_document = _write_qa_reports(result) if task is TaskKind.QA else None
     if as_json:
         click.echo(json.dumps(result.score.summary, ensure_ascii=False, indent=2))
         return
-    if qa_document is not None:
+    if ran.document is not None:  # a QA run's report
         from tfce_eval.cli.render import print_document
 
-        print_document(qa_document)
+        print_document(ran.document)
         _print_counts(result)
         return
     _print_result(result)
-
-
-def _write_reports(score: ScoreResult, dataset: Dataset, run_info: Mapping[str, Any]) -> None:
-    """report.md and report.html beside a run's scores (see run_eval's write_reports)."""
-    from tfce_eval.report import FailureSource, RunView, write_run_reports
-
-    assert score.run_dir is not None  # a run scores into its directory
-    path = score.run_dir.path
-    name = str(run_info.get("run_name") or path.resolve().name)
-    view = RunView(name, path, score.summary, score.records, dict(run_info))
-    write_run_reports(path, view, failure_source=FailureSource(dataset=dataset))
-
-
-def _write_qa_reports(result: RunResult) -> Document:
-    """A QA run's report, written beside its scores (report.md, report.html)."""
-    from tfce_eval.qa.report import qa_document
-    from tfce_eval.qa.runs import load_qa_run
-    from tfce_eval.report import write_document_reports
-
-    document = qa_document([load_qa_run(result.run_dir)])
-    write_document_reports(result.run_dir, document)
-    return document
 
 
 def _print_result(result: RunResult) -> None:

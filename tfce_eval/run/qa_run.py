@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -108,8 +108,11 @@ def make_judge(config: RunConfig) -> ProviderJudge | None:
     )
 
 
-def qa_plan(config: RunConfig, run_dir: RunDir) -> tuple[Provider, Plan]:
-    """The QA run's provider and plan, its directory already locked (see runner.run_eval)."""
+def qa_plan(
+    config: RunConfig, run_dir: RunDir, write_reports: Callable[[Path], None] | None = None
+) -> tuple[Provider, Plan]:
+    """The QA run's provider and plan, its directory already locked (see runner.run_eval);
+    `write_reports` writes its reports once it is scored."""
     if config.mode not in (Mode.FC, Mode.PROMPT):
         raise UsageError(f"--mode {config.mode}: a QA run is fc or prompt")
     spec = config.context
@@ -160,6 +163,8 @@ def qa_plan(config: RunConfig, run_dir: RunDir) -> tuple[Provider, Plan]:
             },
         )
         errors = sum(1 for r in result.records if r.error_type is ErrorType.REQUEST_ERROR)
+        if write_reports is not None:  # still locked: no score comes between
+            write_reports(run_dir.path)
         return result, errors
 
     def score(meta: Mapping[str, Any]) -> tuple[QaResult, int]:

@@ -123,6 +123,9 @@ def _settings(config: RunConfig) -> dict[str, Any]:
 #: The report package sits above this one, so the caller hands its writer in (the command
 #: line passes one built on tfce_eval.report.write_run_reports).
 ReportWriter = Callable[[ScoreResult, Dataset, Mapping[str, Any]], None]
+#: Writes a QA run's reports into its directory once its scores are in (a report Document
+#: built from the directory, as `report` builds it).
+QaReportWriter = Callable[[Path], None]
 
 
 def run_eval(
@@ -130,13 +133,16 @@ def run_eval(
     *,
     progress: ProgressSink | None = None,
     write_reports: ReportWriter | None = None,
+    write_qa_reports: QaReportWriter | None = None,
 ) -> RunResult:
     """Run (or resume) an evaluation and score it. RunError / RunInterrupted when it stops.
 
     The run directory is this run's alone while it runs: a second run there is a RunError
-    that names the first (before it reads, asks or deletes anything). `write_reports`, when
-    given, writes report.md and report.html beside the new scores (scoring removes stale
-    ones, so a run without it leaves no reports of an earlier score).
+    that names the first (before it reads, asks or deletes anything). `write_reports` (a
+    function-calling run) or `write_qa_reports` (a QA run), when given, writes report.md
+    and report.html beside the new scores, while the directory is still the run's
+    (scoring removes stale ones, so a run without it leaves no reports of an earlier
+    score).
 
     It runs an event loop of its own: inside one (Jupyter, an async application) it is a
     UsageError, before anything is written; await `run_eval_async` there.
@@ -144,7 +150,7 @@ def run_eval(
     refuse_running_loop("run_eval", "run_eval_async")
     run_dir = RunDir(run_directory(config))
     with RunLock(run_dir.path):
-        provider, plan = _plan(config, run_dir, write_reports)
+        provider, plan = _plan(config, run_dir, write_reports, write_qa_reports)
         return drive(config, run_dir, provider, plan, progress)
 
 
@@ -153,6 +159,7 @@ async def run_eval_async(
     *,
     progress: ProgressSink | None = None,
     write_reports: ReportWriter | None = None,
+    write_qa_reports: QaReportWriter | None = None,
 ) -> RunResult:
     """`run_eval` in the caller's event loop (same arguments, same files, same result).
 
@@ -161,15 +168,18 @@ async def run_eval_async(
     """
     run_dir = RunDir(run_directory(config))
     with RunLock(run_dir.path):
-        provider, plan = _plan(config, run_dir, write_reports)
+        provider, plan = _plan(config, run_dir, write_reports, write_qa_reports)
         return await drive_async(config, run_dir, provider, plan, progress)
 
 
 def _plan(
-    config: RunConfig, run_dir: RunDir, write_reports: ReportWriter | None
+    config: RunConfig,
+    run_dir: RunDir,
+    write_reports: ReportWriter | None,
+    write_qa_reports: QaReportWriter | None,
 ) -> tuple[Provider, Plan]:
     if config.task is TaskKind.QA:
-        return qa_plan(config, run_dir)
+        return qa_plan(config, run_dir, write_qa_reports)
     return _fc_plan(config, run_dir, write_reports)
 
 

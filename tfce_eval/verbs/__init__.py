@@ -1,9 +1,9 @@
 """What each command does, for every task: the one core function a command calls.
 
-`score`, `validate` and `report` serve three kinds of task. The choice among the tasks'
-own library calls is made here, once, so that a program gets what the command line gets
-by calling one function: `score_files` (after `score_task` has found the task),
-`validate_data` and `report_runs`. `tfce_eval.cli` parses options into their arguments
+`score`, `validate`, `report` and `run` serve several kinds of task. The choice among the
+tasks' own library calls is made here, once, so that a program gets what the command line
+gets by calling one function: `score_files` (after `score_task` has found the task),
+`validate_data`, `report_runs` and `run_model`. `tfce_eval.cli` parses options into their arguments
 and renders what they return; nothing here prints or exits. The names are read from
 their modules when first asked for.
 """
@@ -17,12 +17,14 @@ from tfce_eval.lazy import lazy_names
 if TYPE_CHECKING:
     from tfce_eval.report.formats import ReportFormat
     from tfce_eval.verbs.report import Reported, report_runs, runs_task
+    from tfce_eval.verbs.run import Ran, run_model
     from tfce_eval.verbs.score import DATASET_RUN, Scored, score_files, score_task
     from tfce_eval.verbs.settings import ScoreSettings, ValidateSettings
     from tfce_eval.verbs.validate import Size, Validated, validate_data
 
 __all__ = [
     "DATASET_RUN",
+    "Ran",
     "ReportFormat",
     "Reported",
     "ScoreSettings",
@@ -31,6 +33,7 @@ __all__ = [
     "ValidateSettings",
     "Validated",
     "report_runs",
+    "run_model",
     "runs_task",
     "score_files",
     "score_task",
@@ -51,6 +54,8 @@ _LAZY = {
     "Reported": "tfce_eval.verbs.report",
     "report_runs": "tfce_eval.verbs.report",
     "runs_task": "tfce_eval.verbs.report",
+    "Ran": "tfce_eval.verbs.run",
+    "run_model": "tfce_eval.verbs.run",
 }
 
 __getattr__ = lazy_names(__name__, _LAZY)

@@ -1,0 +1,62 @@
+"""`run`'s core: a model asked the items of any task, its answers scored, and the
+reports of either task written while the run directory is still the run's."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tfce_eval.dataset.load import Dataset
+    from tfce_eval.report.document import Document
+    from tfce_eval.run import ProgressSink, RunConfig, RunResult
+    from tfce_eval.scoring.score import ScoreResult
+
+
+@dataclass(frozen=True, slots=True)
+class Ran:
+    """A run done: its result, and a QA run's report Document (as written into its
+    report.md) for a caller to show; None for function calling, whose report is read
+    from the directory."""
+
+    result: RunResult
+    document: Document | None = None
+
+
+def run_model(config: RunConfig, *, progress: ProgressSink | None = None) -> Ran:
+    """Run (or resume) `config` as `run.run_eval` does, writing report.md and
+    report.html of either task beside its scores before the directory is let go."""
+    from tfce_eval.run import run_eval
+
+    documents: list[Document] = []
+
+    def write_qa_reports(run_dir: Path) -> None:
+        from tfce_eval.qa.report import qa_document
+        from tfce_eval.qa.runs import load_qa_run
+        from tfce_eval.report import write_document_reports
+
+        document = qa_document([load_qa_run(run_dir)])
+        write_document_reports(run_dir, document)
+        documents.append(document)
+
+    result = run_eval(
+        config,
+        progress=progress,
+        write_reports=write_fc_reports,
+        write_qa_reports=write_qa_reports,
+    )
+    return Ran(result, documents[-1] if documents else None)
+
+
+def write_fc_reports(score: ScoreResult, dataset: Dataset, run_info: Mapping[str, Any]) -> None:
+    """report.md and report.html beside a function-calling run's scores, titled by its
+    run name (`run.run_eval`'s `write_reports`)."""
+    from tfce_eval.report import FailureSource, RunView, write_run_reports
+
+    assert score.run_dir is not None  # a run scores into its directory
+    path = score.run_dir.path
+    name = str(run_info.get("run_name") or path.resolve().name)
+    view = RunView(name, path, score.summary, score.records, dict(run_info))
+    write_run_reports(path, view, failure_source=FailureSource(dataset=dataset))
