@@ -75,3 +75,14 @@ def test_a_save_killed_a_day_ago_is_cleared_and_a_live_one_kept(tmp_path: Path) 
     retrieve(dataset, out_dir=tmp_path / "b", cache_dir=cache)
     assert not killed.exists() and (live / "params.index.json").is_file()
     assert (cache / index.name / "complete").is_file()
+
+
+def test_a_damaged_index_is_rebuilt_once_and_then_reused(tmp_path: Path) -> None:
+    dataset = load_retrieval(QASPER)
+    cache = tmp_path / "c"
+    first = retrieve(dataset, out_dir=tmp_path / "a", cache_dir=cache)
+    index = Path(first.meta["cache"]["path"])
+    (index / "ids.json").write_text("not json", encoding="utf-8")
+    again = retrieve(dataset, out_dir=tmp_path / "b", cache_dir=cache)
+    assert not again.cache_hit  # rebuilt, and put in place of the damaged one
+    assert retrieve(dataset, out_dir=tmp_path / "c2", cache_dir=cache).cache_hit

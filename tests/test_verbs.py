@@ -272,3 +272,23 @@ def test_report_runs_refuses_what_the_command_refuses(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match=r"prices: give a report.Prices, not \(1, 2\)"):
         report_runs([out.out_dir], prices=(1, 2))  # type: ignore[arg-type]
     assert report_runs([str(out.out_dir)], failures=1).render("md").startswith("# ")
+
+
+def test_an_option_given_empty_is_not_given_and_the_task_is_refused_first(
+    tmp_path: Path,
+) -> None:
+    run = CliRunner().invoke
+    out = str(tmp_path / "a")
+    ok = run(main, ["score", str(OUTPUTS), "--split", "", "--corpus", "", "--out", out])
+    assert ok.exit_code == 0, ok.output
+    checked = run(main, ["validate", "--split", "", "--corpus", "", "--no-exec"])
+    assert checked.exit_code == 0, checked.output
+    assert not score_files([OUTPUTS], None, ScoreSettings(split="", judge=""), out).warnings
+    mixed = ["score", "dataset", "--data", "builtin:qasper-rag", "--category", "bogus"]
+    refused = run(main, mixed)
+    assert refused.exit_code == 2
+    assert "--category is for function-calling datasets" in " ".join(refused.output.split())
+    with pytest.raises(UsageError, match=r"split: give the name of a split, not 3"):
+        score_task([OUTPUTS], None, None, 3)  # type: ignore[arg-type]
+    huge = run(main, ["report", out, "--failures", "99999999999999999999"])
+    assert huge.exit_code == 2 and "--failures" in huge.output

@@ -11,7 +11,7 @@ entry points of each task are named here and imported when first used, so that
   `load_qa_run`
 - retrieval: `load_retrieval`, `read_run`, `score_run`, `retrieve`, `load_scored_run`
 - any task, as the commands do it (`tfce_eval.verbs`): `score_task` and `score_files`,
-  `validate_data`, `report_runs`
+  `validate_data`, `report_runs`, `run_model`
 
 Each task package (`tfce_eval.qa`, `tfce_eval.retrieval`, ...) lists its whole interface
 in `__all__`. Errors that stop a call are `tfce_eval.errors.TfceError`s.
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from tfce_eval.scoring.options import ScoreOptions
     from tfce_eval.scoring.score import score_outputs
     from tfce_eval.verbs.report import report_runs
+    from tfce_eval.verbs.run import run_model
     from tfce_eval.verbs.score import score_files, score_task
     from tfce_eval.verbs.validate import validate_data
 
@@ -67,6 +68,7 @@ _LAZY = {
     "score_files": "tfce_eval.verbs.score",
     "validate_data": "tfce_eval.verbs.validate",
     "report_runs": "tfce_eval.verbs.report",
+    "run_model": "tfce_eval.verbs.run",
 }
 
 __all__ = [
@@ -90,6 +92,7 @@ __all__ = [
     "retrieve",
     "run_eval",
     "run_eval_async",
+    "run_model",
     "score_files",
     "score_outputs",
     "score_predictions",

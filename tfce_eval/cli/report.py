@@ -8,7 +8,7 @@ import click
 
 from tfce_eval.cli.numbers import Finite
 from tfce_eval.cli.text import fold, shown
-from tfce_eval.errors import TfceError
+from tfce_eval.errors import INT64_MAX, TfceError
 from tfce_eval.report.formats import ReportFormat
 
 
@@ -37,7 +37,7 @@ class _ReportFailure(click.ClickException):
 )
 @click.option(
     "--failures",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=INT64_MAX),
     default=0,
     show_default=True,
     metavar="N",

@@ -88,10 +88,9 @@ def score_command(
     from tfce_eval.verbs.score import score_files, score_task
 
     task = TaskKind(options["task"]) if options["task"] else None
-    settings = _settings(options)
-    ref = score_task(files, options["data"], task, settings)
+    ref = score_task(files, options["data"], task, options["split"])
     refuse_other_tasks_options(ref.task)
-    scored = score_files(files, ref, settings, out_dir)
+    scored = score_files(files, ref, _settings(options), out_dir)
     from tfce_eval.cli.render import print_warnings
 
     print_warnings(scored.warnings)

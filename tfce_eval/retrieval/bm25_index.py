@@ -97,8 +97,6 @@ def _save_index(retriever: Any, tokenizer: Any, doc_ids: list[str], index_dir: P
         tokenizer.save_vocab(str(tmp))
         (tmp / "ids.json").write_text(json.dumps(doc_ids, ensure_ascii=False), encoding="utf-8")
         (tmp / "complete").write_text("1\n")
-        if (index_dir / "complete").is_file():
-            return  # another process saved the same index meanwhile: keep it, drop ours
         shutil.rmtree(index_dir, ignore_errors=True)
         os.replace(tmp, index_dir)
     except OSError:

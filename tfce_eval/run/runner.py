@@ -123,8 +123,8 @@ def _settings(config: RunConfig) -> dict[str, Any]:
 #: The report package sits above this one, so the caller hands its writer in (the command
 #: line passes one built on tfce_eval.report.write_run_reports).
 ReportWriter = Callable[[ScoreResult, Dataset, Mapping[str, Any]], None]
-#: Writes a QA run's reports into its directory once its scores are in (a report Document
-#: built from the directory, as `report` builds it).
+#: Writes a QA run's reports into its directory once its scores are in, before run.json
+#: says the run finished (the QA report reads the scores, the summary and the model).
 QaReportWriter = Callable[[Path], None]
 
 
@@ -141,8 +141,8 @@ def run_eval(
     that names the first (before it reads, asks or deletes anything). `write_reports` (a
     function-calling run) or `write_qa_reports` (a QA run), when given, writes report.md
     and report.html beside the new scores, while the directory is still the run's
-    (scoring removes stale ones, so a run without it leaves no reports of an earlier
-    score).
+    (scoring removes stale ones, so a run without its task's writer leaves no reports
+    of an earlier score; the other task's writer is never called).
 
     It runs an event loop of its own: inside one (Jupyter, an async application) it is a
     UsageError, before anything is written; await `run_eval_async` there.

@@ -73,6 +73,11 @@ class DataRef:
     builtin: str | None = None
 
     @property
+    def name(self) -> str:
+        """The dataset as the user named it: `builtin:NAME`, or its directory."""
+        return f"{BUILTIN_PREFIX}{self.builtin}" if self.builtin else str(self.path)
+
+    @property
     def directory(self) -> Path:
         """The dataset's directory; DataError for the built-in function-calling dataset,
         which has none and is no retrieval or QA dataset."""

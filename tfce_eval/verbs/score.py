@@ -57,14 +57,14 @@ def score_task(
     files: Sequence[str | Path],
     data: str | Path | None,
     task: TaskKind | str | None = None,
-    settings: ScoreSettings | None = None,
+    split: str | None = None,
 ) -> DataRef:
     """The dataset `data` names and the task its FILEs are scored as: the dataset's own
     (or `task`), but QA for one file of QA predictions given with a retrieval dataset
-    whose split (`settings.split`) has answers (QASPER-RAG's answers/). DataError for a
-    bad dataset."""
+    whose `split` has answers (QASPER-RAG's answers/). DataError for a bad dataset."""
+    if split is not None and not isinstance(split, str):
+        raise UsageError(f"split: give the name of a split, not {split!r}")
     ref = resolve_data(data, task)
-    split = settings.split if settings is not None else None
     # Only a retrieval dataset's files are looked at: a function-calling score loads
     # nothing of QA or retrieval.
     if (
@@ -99,8 +99,8 @@ def score_files(
     if not isinstance(settings, ScoreSettings):
         raise UsageError(f"settings: give a ScoreSettings, not {settings!r}")
     if not isinstance(ref, DataRef):
-        ref = score_task(names, ref, settings=settings)
-    refuse_other_tasks_settings(settings, ref.task, data_name(ref))
+        ref = score_task(names, ref, split=settings.split)
+    refuse_other_tasks_settings(settings, ref.task, ref.name)
     out = Path(out_dir) if out_dir is not None else None
     beside = out_beside(tuple(names), ref.task, out_given=out is not None)
     out = out or beside
@@ -135,11 +135,6 @@ def _file_names(files: Sequence[str | Path]) -> list[str]:
     if not names:
         raise UsageError("give at least one FILE to score")
     return names
-
-
-def data_name(ref: DataRef) -> str:
-    """The dataset as the user named it: `builtin:NAME`, or its directory."""
-    return f"builtin:{ref.builtin}" if ref.builtin else str(ref.path)
 
 
 def _retrieved_docs_dir(ref: DataRef) -> Path:

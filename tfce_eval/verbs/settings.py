@@ -6,7 +6,7 @@ command line refuses those options, rather than silently ignored."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Sized
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -162,7 +162,7 @@ def refuse_other_tasks_settings(
     given = [
         name
         for name, tasks in table.items()
-        if task not in tasks and getattr(settings, name) != defaults[name]
+        if task not in tasks and _given(getattr(settings, name), defaults[name])
     ]
     if not given:
         return
@@ -171,6 +171,14 @@ def refuse_other_tasks_settings(
         tasks = table[name]
         said.append(f"{name} is for {' and '.join(TASK_WORDS[t] for t in tasks)} datasets")
     raise UsageError(f"{'; '.join(said)}; {data} is a {TASK_WORDS[task]} dataset")
+
+
+def _given(value: object, default: object) -> bool:
+    """Whether a field was given: not its default, and not empty (None, "", an empty
+    collection), as the command line counts an option given empty as not given."""
+    if value is None or value == "" or (isinstance(value, Sized) and not len(value)):
+        return False
+    return value != default
 
 
 def _default(spec: dataclasses.Field[Any]) -> Any:

@@ -72,9 +72,7 @@ def validate_data(
         raise UsageError(f"settings: give a ValidateSettings, not {settings!r}")
     if not isinstance(ref, DataRef):
         ref = resolve_data(ref)
-    from tfce_eval.verbs.score import data_name
-
-    refuse_other_tasks_settings(settings, ref.task, data_name(ref))
+    refuse_other_tasks_settings(settings, ref.task, ref.name)
     if ref.task is TaskKind.FC:
         return _validate_fc(ref.path, settings)
     return _validate_other(ref.directory, ref.task, settings)
