@@ -18,7 +18,6 @@ import errno
 import fcntl
 import json
 import os
-import socket
 from contextlib import suppress
 from pathlib import Path
 from types import TracebackType
@@ -93,7 +92,9 @@ class RunLock:
             info = {
                 "command": self.command,
                 "pid": os.getpid(),
-                "host": socket.gethostname(),
+                # The host name as socket.gethostname() gives it, without importing
+                # socket (and selectors) into every score.
+                "host": os.uname().nodename,
                 "started_at": _now(),
             }
             try:
