@@ -927,3 +927,11 @@ def test_a_negation_reaches_over_a_line_break_inside_its_sentence(response: str)
 def test_a_verdict_word_used_of_a_thing_makes_no_conditional_verdict(response: str) -> None:
     verdict = "false" if response.startswith("ANSWER: False") else "true"
     assert extract_answer(TF, response) == Extraction(verdict)
+
+
+@pytest.mark.parametrize("response", ["ANSWER: No exception applies", "ANSWER: yes and no"])
+def test_a_yes_or_no_leading_the_answer_counts_only_as_a_sentence_of_its_own(
+    response: str,
+) -> None:
+    assert extract_answer(TF, response).answer is None
+    assert extract_answer(TF, "ANSWER: No - the SMF does it").answer == "false"

@@ -101,7 +101,8 @@ class StageProgress:
 @click.option(
     "--cache-dir",
     type=click.Path(path_type=Path, file_okay=False),
-    help="Where indexes are cached (keyed by the corpus digest). Default: ~/.cache/tfce-eval/bm25.",
+    help="Where indexes are cached (keyed by the corpus digest). Default: "
+    "$XDG_CACHE_HOME/tfce-eval/bm25, else ~/.cache/tfce-eval/bm25.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print run.json's content as JSON on stdout.")
 def retrieve_command(

@@ -59,7 +59,9 @@ def polarities(text: str, *, yes_no_first_only: bool) -> tuple[set[str], str | N
         word = match.group(1).lower()
         if word in ("yes", "no"):
             if yes_no_first_only:
-                if match.start() != 0:
+                # Only leading the answer, and as a sentence of its own: "No exception
+                # applies" and "yes and no" hold no verdict.
+                if match.start() != 0 or not _AFTER_YES_NO.match(text, match.end()):
                     continue
             else:  # a sentence of its own: "No." / "Yes, ..."; not "no requirement"
                 before = text[: match.start()].rstrip()
