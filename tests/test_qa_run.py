@@ -620,3 +620,27 @@ def test_a_programs_qa_run_writes_its_reports_while_the_directory_is_its_own(
     )
     run_eval(forced, write_qa_reports=try_to_score_meanwhile)
     assert len(held) == 1
+
+
+def test_run_model_awaited_in_a_running_loop_writes_the_same_reports(
+    server: FakeServer, tmp_path: Path
+) -> None:
+    import asyncio
+
+    from tfce_eval.errors import UsageError
+    from tfce_eval.run import RunConfig
+    from tfce_eval.verbs import run_model, run_model_async
+
+    config = RunConfig(
+        model="vllm/qa-model", base_url=server.base_url, data="builtin:telco-qna", out=tmp_path
+    )
+
+    async def in_a_notebook() -> Any:
+        with pytest.raises(UsageError, match=r"await run_model_async"):
+            run_model(config)
+        return await run_model_async(config)
+
+    ran = asyncio.run(in_a_notebook())
+    assert ran.document is not None
+    report = (ran.result.run_dir / "report.md").read_text(encoding="utf-8")
+    assert report.startswith("# QA report: ")

@@ -17,7 +17,7 @@ from tfce_eval.lazy import lazy_names
 if TYPE_CHECKING:
     from tfce_eval.report.formats import ReportFormat
     from tfce_eval.verbs.report import Reported, report_runs, runs_task
-    from tfce_eval.verbs.run import Ran, run_model
+    from tfce_eval.verbs.run import Ran, run_model, run_model_async
     from tfce_eval.verbs.score import DATASET_RUN, Scored, score_files, score_task
     from tfce_eval.verbs.settings import ScoreSettings, ValidateSettings
     from tfce_eval.verbs.validate import Size, Validated, validate_data
@@ -34,6 +34,7 @@ __all__ = [
     "Validated",
     "report_runs",
     "run_model",
+    "run_model_async",
     "runs_task",
     "score_files",
     "score_task",
@@ -56,6 +57,7 @@ _LAZY = {
     "runs_task": "tfce_eval.verbs.report",
     "Ran": "tfce_eval.verbs.run",
     "run_model": "tfce_eval.verbs.run",
+    "run_model_async": "tfce_eval.verbs.run",
 }
 
 __getattr__ = lazy_names(__name__, _LAZY)

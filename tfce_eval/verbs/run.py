@@ -3,7 +3,7 @@ reports of either task written while the run directory is still the run's."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,10 +27,40 @@ class Ran:
 
 def run_model(config: RunConfig, *, progress: ProgressSink | None = None) -> Ran:
     """Run (or resume) `config` as `run.run_eval` does, writing report.md and
-    report.html of either task beside its scores before the directory is let go."""
+    report.html of either task beside its scores before the directory is let go.
+    Inside a running event loop, await `run_model_async` instead."""
+    from tfce_eval.errors import refuse_running_loop
     from tfce_eval.run import run_eval
 
+    refuse_running_loop("run_model", "run_model_async")
+
     documents: list[Document] = []
+    result = run_eval(
+        config,
+        progress=progress,
+        write_reports=write_fc_reports,
+        write_qa_reports=_qa_writer(documents),
+    )
+    return Ran(result, documents[-1] if documents else None)
+
+
+async def run_model_async(config: RunConfig, *, progress: ProgressSink | None = None) -> Ran:
+    """`run_model` in the caller's event loop (Jupyter, an async application), as
+    `run.run_eval_async` is `run_eval`'s."""
+    from tfce_eval.run import run_eval_async
+
+    documents: list[Document] = []
+    result = await run_eval_async(
+        config,
+        progress=progress,
+        write_reports=write_fc_reports,
+        write_qa_reports=_qa_writer(documents),
+    )
+    return Ran(result, documents[-1] if documents else None)
+
+
+def _qa_writer(documents: list[Document]) -> Callable[[Path], None]:
+    """A QA run's report writer, keeping each Document it writes in `documents`."""
 
     def write_qa_reports(run_dir: Path) -> None:
         from tfce_eval.qa.report import qa_document
@@ -41,13 +71,7 @@ def run_model(config: RunConfig, *, progress: ProgressSink | None = None) -> Ran
         write_document_reports(run_dir, document)
         documents.append(document)
 
-    result = run_eval(
-        config,
-        progress=progress,
-        write_reports=write_fc_reports,
-        write_qa_reports=write_qa_reports,
-    )
-    return Ran(result, documents[-1] if documents else None)
+    return write_qa_reports
 
 
 def write_fc_reports(score: ScoreResult, dataset: Dataset, run_info: Mapping[str, Any]) -> None:
