@@ -292,3 +292,18 @@ def test_an_option_given_empty_is_not_given_and_the_task_is_refused_first(
         score_task([OUTPUTS], None, None, 3)  # type: ignore[arg-type]
     huge = run(main, ["report", out, "--failures", "99999999999999999999"])
     assert huge.exit_code == 2 and "--failures" in huge.output
+
+
+def test_report_says_its_note_on_prices_before_a_failure(tmp_path: Path) -> None:
+    from tfce_eval.report import Prices
+    from tfce_eval.verbs.report import report_runs
+
+    r = score_files([DATASET_RUN], "builtin:qasper-rag", out_dir=tmp_path / "r").out_dir
+    failed = CliRunner().invoke(main, ["report", str(r), str(tmp_path / "nope"), "--price-in", "1"])
+    assert failed.exit_code == 1
+    note = "note: --price-in/--price-out: for function-calling runs only"
+    assert failed.output.startswith(note)
+    assert "run directory not found" in " ".join(failed.output.split())
+    heard: list[str] = []
+    reported = report_runs([r], prices=Prices(1.0, 0.0), on_note=heard.append)
+    assert heard == [note.removeprefix("note: ")] and reported.notes == ()

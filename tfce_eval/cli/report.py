@@ -96,9 +96,7 @@ def report_command(
     if price_in is not None or price_out is not None:
         prices = Prices(price_in or 0.0, price_out or 0.0)
     try:
-        reported = report_runs(run_dirs, failures=failures, data=data, prices=prices)
-        for note in reported.notes:
-            click.echo(fold(note, "note: "), err=True)
+        reported = report_runs(run_dirs, failures=failures, data=data, prices=prices, on_note=_note)
         if ReportFormat(fmt) is ReportFormat.TABLE and output is None:
             from tfce_eval.cli.render import stdout_console
 
@@ -110,6 +108,11 @@ def report_command(
     except TfceError as exc:
         raise _ReportFailure(exc) from exc
     _emit(text, output)
+
+
+def _note(text: str) -> None:
+    """A note on stderr, as soon as the report knows it."""
+    click.echo(fold(text, "note: "), err=True)
 
 
 def _emit(text: str, output: Path | None) -> None:

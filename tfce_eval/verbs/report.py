@@ -8,7 +8,7 @@ in the five formats.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -63,14 +63,18 @@ def report_runs(
     failures: int = 0,
     data: str | Path | None = None,
     prices: Prices | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> Reported:
     """Read scored runs of one task for one report.
 
     `failures`: list up to that many failing items (fc: per category; qa: per answer
     type; retrieval: queries lowest on the first measure) of each run. `data`: the
     dataset their questions come from (a directory or builtin:NAME; by default the one
-    each run recorded). `prices`: USD per million tokens, for fc runs' cost. DataError
-    for a directory that is no scored run; UsageError for runs of different tasks.
+    each run recorded). `prices`: USD per million tokens, for fc runs' cost. A note on
+    what was asked but does not apply goes to `on_note` as soon as it is known (before
+    the runs are read, so a caller can show it even when reading fails), else into the
+    result's `notes`. DataError for a directory that is no scored run; UsageError for
+    runs of different tasks.
     """
     paths = _run_paths(run_dirs)
     check_number(failures, "failures", 0, whole=True)
@@ -84,6 +88,10 @@ def report_runs(
     notes: tuple[str, ...] = ()
     if prices is not None:
         notes = ("--price-in/--price-out: for function-calling runs only",)
+    if on_note is not None:
+        for note in notes:
+            on_note(note)
+        notes = ()
     if task is TaskKind.RETRIEVAL:
         document = _retrieval_document(paths, failures, data)
     else:
