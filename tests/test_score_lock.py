@@ -79,3 +79,41 @@ def test_an_out_that_cannot_be_made_reads_as_any_write_failure(tmp_path: Path) -
     assert code == 1 and "cannot write the result files here" in said
     with pytest.raises(RunError, match=r"cannot use .* as the run directory"):
         RunLock(blocker / "out").acquire()
+
+
+def test_a_run_does_not_replace_the_scores_of_another_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.fakeserver import FakeConfig, FakeServer
+    from tfce_eval.dataset.load import load_dataset
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    code, said = score(str(OUTPUTS), "--out", str(tmp_path / "x"))
+    assert code == 0, said
+    before = (tmp_path / "x" / "summary.json").read_bytes()
+    with FakeServer(FakeConfig(load_dataset(None))) as server:
+        args = ["run", "--model", "vllm/m", "--base-url", server.base_url, "--check", "ast"]
+        args += ["--out", str(tmp_path), "--run-name", "x", "--category", "simple"]
+        refused = CliRunner().invoke(main, args)
+        text = " ".join(refused.output.split())
+        assert refused.exit_code == 2, text
+        assert "holds the scores of another file (summary.json), not a run" in text
+        assert "fix: use --force to start over there, or another --run-name" in text
+        assert (tmp_path / "x" / "summary.json").read_bytes() == before
+        forced = CliRunner().invoke(main, [*args, "--force"])
+        assert forced.exit_code == 0, forced.output
+    assert (tmp_path / "x" / "run.json").is_file()
+
+
+def test_a_holder_that_has_not_said_who_it_is_is_no_run_by_default(tmp_path: Path) -> None:
+    out = tmp_path / "d"
+    out.mkdir()
+    import fcntl
+
+    fd = os.open(out / LOCK_NAME, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # locked, nothing written yet
+        with pytest.raises(RunError, match=r"in use by another command \(a process that has"):
+            RunLock(out, "score").acquire()
+    finally:
+        os.close(fd)

@@ -102,6 +102,12 @@ def prepare_run_dir(
             f"{run_dir.outputs} exists but run.json does not, so it cannot be "
             "resumed\n  fix: use --force to start over, or another --run-name"
         )
+    if run_dir.summary.exists():
+        # Scores `score` wrote from a file of outputs: a run there would replace them.
+        raise OtherRun(
+            f"{run_dir.path} holds the scores of another file (summary.json), not a "
+            "run\n  fix: use --force to start over there, or another --run-name"
+        )
     return None
 
 

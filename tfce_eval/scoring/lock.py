@@ -40,7 +40,8 @@ def _holder(fd: int) -> str:
         info = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
         who = f"process {info['pid']} on {info['host']}, started {info['started_at']}"
     except (OSError, ValueError, KeyError, TypeError):
-        return "another run (a process that has not yet said who it is)"
+        # Between a rival's lock and its words: its command is not known yet.
+        return "another command (a process that has not yet said who it is)"
     # A holder that does not say its command is a run: only runs locked before scores did.
     command = info.get("command") if isinstance(info.get("command"), str) else "run"
     return f"another {command if command in _FIXES else 'run'} ({who})"
