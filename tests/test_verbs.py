@@ -4,6 +4,7 @@ gives, for every task, and refuses what the command refuses."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -307,3 +308,46 @@ def test_report_says_its_note_on_prices_before_a_failure(tmp_path: Path) -> None
     heard: list[str] = []
     reported = report_runs([r], prices=Prices(1.0, 0.0), on_note=heard.append)
     assert heard == [note.removeprefix("note: ")] and reported.notes == ()
+
+
+def test_a_run_replaced_while_it_is_read_is_read_again(tmp_path: Path) -> None:
+    from tfce_eval.errors import DataError
+    from tfce_eval.verbs.report import read_stable, report_runs
+
+    run = score_files([OUTPUTS], None, ScoreSettings(check=CheckMode.AST), tmp_path / "a")
+    summary = run.out_dir / "summary.json"
+    calls: list[int] = []
+
+    def replaced_during_the_first_read() -> str:
+        calls.append(1)
+        if len(calls) == 1:  # a score commits meanwhile: a new file renamed into place
+            new = summary.with_name(".summary.json.new")
+            new.write_bytes(summary.read_bytes())
+            os.replace(new, summary)
+            return "mixed"
+        return "whole"
+
+    assert read_stable(run.out_dir, replaced_during_the_first_read) == "whole"
+    assert len(calls) == 2
+    calls.clear()
+
+    def fails_while_replaced() -> str:
+        calls.append(1)
+        if len(calls) == 1:
+            summary.unlink()  # between a commit's unlink and its rename
+            raise DataError("no summary.json", path=str(summary))
+        return "whole"
+
+    saved = summary.read_bytes()
+    assert read_stable(run.out_dir, fails_while_replaced) == "whole"
+    summary.write_bytes(saved)
+
+    def always_fails() -> str:  # nothing changed: the error is the run's own
+        calls.append(1)
+        raise DataError("no summary.json", path=str(summary))
+
+    calls.clear()
+    with pytest.raises(DataError, match=r"no summary\.json"):
+        read_stable(run.out_dir, always_fails)
+    assert len(calls) == 1
+    assert report_runs([run.out_dir]).task is TaskKind.FC

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tfce_eval.errors import UsageError, check_number
 from tfce_eval.model import TaskKind
 from tfce_eval.report.formats import ReportFormat
+
+_T = TypeVar("_T")
 
 if TYPE_CHECKING:
     from tfce_eval.qa import QaDataset
@@ -99,6 +102,48 @@ def report_runs(
     return Reported(task, document=document, notes=notes)
 
 
+#: How often a run is read again when a score replaced its files while it was read.
+READ_TRIES = 10
+
+
+def read_stable(run_dir: Path, read: Callable[[], _T]) -> _T:
+    """`read()` of a run directory, again while a score committing there replaced
+    scores.jsonl or summary.json during it (a score renames each into place): a report
+    never shows one score's figures beside another's failures. `report` takes no lock,
+    since a run holds its own for as long as it runs. An error from a read the files
+    changed under is read again too; the last read's error or result stands."""
+    from tfce_eval.errors import TfceError
+
+    for attempt in range(READ_TRIES):
+        before = _identities(run_dir)
+        try:
+            value = read()
+        except TfceError:
+            if attempt + 1 < READ_TRIES and _identities(run_dir) != before:
+                continue
+            raise
+        if _identities(run_dir) == before:
+            return value
+    return value
+
+
+def _identities(run_dir: Path) -> tuple[tuple[int, int, int] | None, ...]:
+    """What tells each of a run's two files from the next score's: device, inode and
+    modification time (None: not there)."""
+    from tfce_eval.scoring.rundir import SCORES, SUMMARY
+
+    found: list[tuple[int, int, int] | None] = []
+    base = run_dir.parent if run_dir.name == SUMMARY else run_dir
+    for name in (SCORES, SUMMARY):
+        try:
+            info = (base / name).stat()
+        except OSError:
+            found.append(None)
+            continue
+        found.append((info.st_dev, info.st_ino, info.st_mtime_ns))
+    return tuple(found)
+
+
 def _run_paths(run_dirs: Sequence[str | Path]) -> tuple[Path, ...]:
     """The run directories as paths; a UsageError for one path given alone (it would be
     read letter by letter) or for none."""
@@ -119,7 +164,7 @@ def _report_fc(
     from tfce_eval.report import FailureSource, build_report, load_run
 
     # Details only for the failures listed: a run of 100,000 items holds hundreds of MB.
-    runs = [load_run(d, keep_details=failures) for d in paths]
+    runs = [read_stable(d, partial(load_run, d, keep_details=failures)) for d in paths]
     source = None
     if data is not None and failures > 0:
         from tfce_eval.dataset.load import load_dataset
@@ -136,7 +181,7 @@ def _retrieval_document(
     from tfce_eval.retrieval import load_scored_run, retrieval_document
 
     directory = None if data is None or not failures else _data_dir(data, TaskKind.RETRIEVAL)
-    scored = [load_scored_run(d) for d in paths]
+    scored = [read_stable(d, partial(load_scored_run, d)) for d in paths]
     document = retrieval_document(scored)
     if failures > 0:
         from tfce_eval.retrieval.failures import GoldSource, with_failing_queries
@@ -150,7 +195,7 @@ def _qa_document(paths: tuple[Path, ...], failures: int, data: str | Path | None
     from tfce_eval.qa.runs import load_qa_run
 
     given = None if data is None or not failures else str(_data_dir(data, TaskKind.QA))
-    runs = [load_qa_run(d) for d in paths]
+    runs = [read_stable(d, partial(load_qa_run, d)) for d in paths]
     document = qa_document(runs)
     if failures > 0:
         from tfce_eval.qa.failures import QuestionSource, with_qa_failures
