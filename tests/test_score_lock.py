@@ -117,3 +117,23 @@ def test_a_holder_that_has_not_said_who_it_is_is_no_run_by_default(tmp_path: Pat
             RunLock(out, "score").acquire()
     finally:
         os.close(fd)
+
+
+def test_a_runs_own_outputs_scored_again_keep_the_runs_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.fakeserver import FakeConfig, FakeServer
+    from tfce_eval.dataset.load import load_dataset
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with FakeServer(FakeConfig(load_dataset(None))) as server:
+        args = ["run", "--model", "vllm/m", "--base-url", server.base_url, "--check", "ast"]
+        args += ["--out", str(tmp_path), "--run-name", "r", "--category", "simple"]
+        ran = CliRunner().invoke(main, args)
+        assert ran.exit_code == 0, ran.output
+    run_dir = tmp_path / "r"
+    first = (run_dir / "report.md").read_text(encoding="utf-8")
+    assert "vllm/m" in first
+    code, said = score(str(run_dir / "outputs.jsonl"), "--category", "simple")
+    assert code == 0, said
+    assert (run_dir / "report.md").read_text(encoding="utf-8") == first

@@ -175,9 +175,30 @@ def _score_fc(runs: list[Path], ref: DataRef, settings: ScoreSettings, out: Path
     result = score_outputs(runs, dataset, settings.fc_options(), out)
     assert result.run_dir is not None  # scored into a directory
     path = result.run_dir.path
-    view = RunView(path.resolve().name, path, result.summary, result.records, None)
+    run_info = _own_run(path, runs)
+    name = str((run_info or {}).get("run_name") or path.resolve().name)
+    view = RunView(name, path, result.summary, result.records, run_info)
     write_run_reports(path, view, failure_source=FailureSource(dataset=dataset))
     return Scored(TaskKind.FC, path, result.summary, result.warnings, fc=result)
+
+
+def _own_run(directory: Path, files: list[Path]) -> dict[str, Any] | None:
+    """run.json of the run whose own outputs are scored again in its directory, so that
+    the reports name its model as the run's did; None for any other score."""
+    from tfce_eval.errors import DataError
+    from tfce_eval.jsonl import read_json
+    from tfce_eval.scoring.rundir import OUTPUTS, RUN_JSON
+
+    run_json = directory / RUN_JSON
+    if len(files) != 1 or not run_json.is_file():
+        return None
+    try:
+        if not files[0].resolve().samefile(directory / OUTPUTS):
+            return None
+        info = read_json(run_json)
+    except (OSError, DataError):
+        return None  # the report names no model, as for any score
+    return info if isinstance(info, dict) else None
 
 
 def _score_retrieval(
