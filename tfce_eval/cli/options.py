@@ -335,8 +335,7 @@ def refuse_other_tasks_options(
     datasets; --data is a function-calling dataset`: every option refused, those for the
     same tasks named together. In `params` (click's values by name), absent, None, empty or False is
     not given."""
-    from tfce_eval.errors import UsageError
-    from tfce_eval.tasks import TASK_WORDS
+    from tfce_eval.tasks import other_tasks_refusal
 
     if params is None:
         params = _given_params(click.get_current_context())
@@ -347,16 +346,8 @@ def refuse_other_tasks_options(
     ]
     if not given:
         return
-    groups: dict[tuple[TaskKind, ...], list[str]] = {}
-    for flag, tasks in given:
-        groups.setdefault(tasks, []).append(flag)
-    said = []
-    for tasks, flags in groups.items():
-        named = " and ".join([", ".join(flags[:-1]), flags[-1]] if len(flags) > 1 else flags)
-        verb = "is" if len(flags) == 1 else "are"
-        said.append(f"{named} {verb} for {' and '.join(TASK_WORDS[t] for t in tasks)} datasets")
     data = "--data" if params.get("data") is not None else "builtin:tfce (the default --data)"
-    raise UsageError(f"{'; '.join(said)}; {data} is a {TASK_WORDS[task]} dataset")
+    raise other_tasks_refusal(given, task, data)
 
 
 def _given_params(ctx: click.Context) -> dict[str, Any]:

@@ -77,10 +77,7 @@ def validate_command(
     else:
         for finding in validated.findings:
             click.echo(_folded(finding), err=finding.level is Level.ERROR)
-        if ref.task is TaskKind.FC:
-            name = "(--questions)" if questions else str(data or "builtin:tfce")
-        else:
-            name = str(ref.directory)
+        name = "(--questions)" if questions else ref.name
         size = None if validated.size is None else _size(validated.size)
         errors, warnings = len(validated.errors), len(validated.warnings)
         click.echo(_summary(ref.task, name, size, errors, warnings))

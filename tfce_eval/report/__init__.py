@@ -14,9 +14,9 @@ terminal table, CSV or JSON renderers. The names below are the package's whole i
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tfce_eval.lazy import lazy_names
 from tfce_eval.model import parse_choice
@@ -25,10 +25,12 @@ from tfce_eval.report.formats import ReportFormat
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
+    from tfce_eval.dataset.load import Dataset
     from tfce_eval.report.document import Document, render_document
     from tfce_eval.report.model import Prices, Report, build_report
     from tfce_eval.report.runs import RunView, load_run
     from tfce_eval.report.source import FailureSource
+    from tfce_eval.scoring.score import ScoreResult
 
 __all__ = [
     "Document",
@@ -45,6 +47,7 @@ __all__ = [
     "report_renderable",
     "write_document_reports",
     "write_run_reports",
+    "write_score_reports",
 ]
 
 #: The names read from a module of the package when they are first asked for.
@@ -137,6 +140,24 @@ def write_run_reports(
     files = RunDir(run_dir)
     write_text_atomic(files.report_md, render_markdown(report))
     write_text_atomic(files.report_html, render_html(report))
+
+
+def write_score_reports(
+    score: ScoreResult, dataset: Dataset, run_info: Mapping[str, Any] | None = None
+) -> None:
+    """report.md and report.html beside a function-calling score, the failing items'
+    questions from `dataset`; titled by the run's name when `run_info` (run.json) is of
+    a run, else by its directory. What `run` and `score` write (`run_eval`'s
+    `write_reports`)."""
+    from tfce_eval.report.runs import RunView
+    from tfce_eval.report.source import FailureSource
+
+    assert score.run_dir is not None  # scored into a directory
+    path = score.run_dir.path
+    info = dict(run_info) if run_info else None
+    name = str((info or {}).get("run_name") or path.resolve().name)
+    view = RunView(name, path, score.summary, score.records, info)
+    write_run_reports(path, view, failure_source=FailureSource(dataset=dataset))
 
 
 def write_document_reports(run_dir: Path, document: Document) -> None:

@@ -15,6 +15,7 @@ import json
 import os
 import re
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -24,7 +25,7 @@ from tfce_eval.dataset.paths import BUILTINS as BUILTINS
 from tfce_eval.dataset.paths import Builtin as Builtin
 from tfce_eval.dataset.paths import builtin as builtin
 from tfce_eval.dataset.paths import other_task_error
-from tfce_eval.errors import DataError
+from tfce_eval.errors import DataError, UsageError
 from tfce_eval.jsonl import DEFAULT_LIMITS, JsonRefused, parse_json
 from tfce_eval.jsonl.files import unreadable
 
@@ -38,6 +39,23 @@ TASK_WORDS = {
     TaskKind.QA: "question-answering",
     TaskKind.RETRIEVAL: "retrieval",
 }
+
+
+def other_tasks_refusal(
+    given: Sequence[tuple[str, tuple[TaskKind, ...]]], task: TaskKind, data: str
+) -> UsageError:
+    """The UsageError for options (or library fields) given for datasets of other tasks
+    than `task`, those for the same tasks named together: `--split is for retrieval and
+    question-answering datasets; builtin:tfce is a function-calling dataset`."""
+    groups: dict[tuple[TaskKind, ...], list[str]] = {}
+    for name, tasks in given:
+        groups.setdefault(tasks, []).append(name)
+    said = []
+    for tasks, names in groups.items():
+        named = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+        verb = "is" if len(names) == 1 else "are"
+        said.append(f"{named} {verb} for {' and '.join(TASK_WORDS[t] for t in tasks)} datasets")
+    return UsageError(f"{'; '.join(said)}; {data} is a {TASK_WORDS[task]} dataset")
 
 
 def builtin_names(text: str) -> str:

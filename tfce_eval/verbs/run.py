@@ -3,16 +3,14 @@ reports of either task written while the run directory is still the run's."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tfce_eval.dataset.load import Dataset
     from tfce_eval.report.document import Document
     from tfce_eval.run import ProgressSink, RunConfig, RunResult
-    from tfce_eval.scoring.score import ScoreResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +28,7 @@ def run_model(config: RunConfig, *, progress: ProgressSink | None = None) -> Ran
     report.html of either task beside its scores before the directory is let go.
     Inside a running event loop, await `run_model_async` instead."""
     from tfce_eval.errors import refuse_running_loop
+    from tfce_eval.report import write_score_reports
     from tfce_eval.run import run_eval
 
     refuse_running_loop("run_model", "run_model_async")
@@ -38,7 +37,7 @@ def run_model(config: RunConfig, *, progress: ProgressSink | None = None) -> Ran
     result = run_eval(
         config,
         progress=progress,
-        write_reports=write_fc_reports,
+        write_reports=write_score_reports,
         write_qa_reports=_qa_writer(documents),
     )
     return Ran(result, documents[-1] if documents else None)
@@ -47,13 +46,14 @@ def run_model(config: RunConfig, *, progress: ProgressSink | None = None) -> Ran
 async def run_model_async(config: RunConfig, *, progress: ProgressSink | None = None) -> Ran:
     """`run_model` in the caller's event loop (Jupyter, an async application), as
     `run.run_eval_async` is `run_eval`'s."""
+    from tfce_eval.report import write_score_reports
     from tfce_eval.run import run_eval_async
 
     documents: list[Document] = []
     result = await run_eval_async(
         config,
         progress=progress,
-        write_reports=write_fc_reports,
+        write_reports=write_score_reports,
         write_qa_reports=_qa_writer(documents),
     )
     return Ran(result, documents[-1] if documents else None)
@@ -72,15 +72,3 @@ def _qa_writer(documents: list[Document]) -> Callable[[Path], None]:
         documents.append(document)
 
     return write_qa_reports
-
-
-def write_fc_reports(score: ScoreResult, dataset: Dataset, run_info: Mapping[str, Any]) -> None:
-    """report.md and report.html beside a function-calling run's scores, titled by its
-    run name (`run.run_eval`'s `write_reports`)."""
-    from tfce_eval.report import FailureSource, RunView, write_run_reports
-
-    assert score.run_dir is not None  # a run scores into its directory
-    path = score.run_dir.path
-    name = str(run_info.get("run_name") or path.resolve().name)
-    view = RunView(name, path, score.summary, score.records, dict(run_info))
-    write_run_reports(path, view, failure_source=FailureSource(dataset=dataset))

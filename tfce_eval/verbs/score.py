@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from tfce_eval.errors import UsageError
 from tfce_eval.model import TaskKind
+from tfce_eval.report.document import printable
 from tfce_eval.tasks import DataRef, resolve_data
 from tfce_eval.verbs.file_checks import (
     existing,
@@ -109,18 +110,19 @@ def score_files(
         runs = [existing(name, ref.task) for name in names]
         for run in runs:
             refuse_another_tasks_file(run, ref.task, _data_named(ref))
-    target = out or (runs[0].parent if runs else None)
+    # By default beside the (first) FILE; the dataset's retrieved_docs under results/.
+    target = out or (runs[0].parent if runs else _retrieved_docs_dir(ref))
     from tfce_eval.scoring.lock import RunLock
 
     # The directory is this score's while it writes (a run's too, when it is one's): no
     # other score, and no run, writes scores, summary or reports there meanwhile.
-    with RunLock(target or _retrieved_docs_dir(ref), "score"):
+    with RunLock(target, "score"):
         refuse_another_runs_directory(target, runs)
         if ref.task is TaskKind.FC:
-            return _score_fc(runs, ref, settings, out or runs[0].parent)
+            return _score_fc(runs, ref, settings, target)
         if ref.task is TaskKind.RETRIEVAL:
-            return _score_retrieval(runs[0] if runs else None, ref, settings, out)
-        return _score_qa(runs[0], ref, settings, out or runs[0].parent)
+            return _score_retrieval(runs[0] if runs else None, ref, settings, target)
+        return _score_qa(runs[0], ref, settings, target)
 
 
 def _file_names(files: Sequence[str | Path]) -> list[str]:
@@ -163,7 +165,7 @@ def _qa_predictions_for_answers(
 
 def _score_fc(runs: list[Path], ref: DataRef, settings: ScoreSettings, out: Path) -> Scored:
     from tfce_eval.dataset.load import load_dataset
-    from tfce_eval.report import FailureSource, RunView, write_run_reports
+    from tfce_eval.report import write_score_reports
     from tfce_eval.scoring.score import score_outputs
 
     dataset = load_dataset(
@@ -173,13 +175,8 @@ def _score_fc(runs: list[Path], ref: DataRef, settings: ScoreSettings, out: Path
         answer_style=settings.answer_style,
     )
     result = score_outputs(runs, dataset, settings.fc_options(), out)
-    assert result.run_dir is not None  # scored into a directory
-    path = result.run_dir.path
-    run_info = _own_run(path, runs)
-    name = str((run_info or {}).get("run_name") or path.resolve().name)
-    view = RunView(name, path, result.summary, result.records, run_info)
-    write_run_reports(path, view, failure_source=FailureSource(dataset=dataset))
-    return Scored(TaskKind.FC, path, result.summary, result.warnings, fc=result)
+    write_score_reports(result, dataset, _own_run(out, runs))
+    return Scored(TaskKind.FC, out, result.summary, result.warnings, fc=result)
 
 
 def _own_run(directory: Path, files: list[Path]) -> dict[str, Any] | None:
@@ -201,9 +198,7 @@ def _own_run(directory: Path, files: list[Path]) -> dict[str, Any] | None:
     return info if isinstance(info, dict) else None
 
 
-def _score_retrieval(
-    file: Path | None, ref: DataRef, settings: ScoreSettings, out: Path | None
-) -> Scored:
+def _score_retrieval(file: Path | None, ref: DataRef, settings: ScoreSettings, out: Path) -> Scored:
     from tfce_eval.report import write_document_reports
     from tfce_eval.retrieval import dataset_run, load_retrieval, retrieval_document, score_run
 
@@ -213,15 +208,9 @@ def _score_retrieval(
         split=settings.split,
         corpus=settings.corpus,
         qrels=settings.qrels,
-        name=_shown_name(ref),
+        name=printable(ref.name),
     )
-    run: Run | Path
-    if file is None:  # the word `dataset`
-        run = dataset_run(dataset)
-        out = out or _retrieved_docs_dir(ref)
-    else:
-        run = file
-        out = out or file.parent
+    run: Run | Path = dataset_run(dataset) if file is None else file  # None: `dataset`
     result = score_run(run, dataset, settings.measures, out)
     # Titled by the directory the scores went to, as `report` titles the run later.
     named = dataclasses.replace(result, name=out.resolve().name)
@@ -238,7 +227,7 @@ def _score_qa(file: Path, ref: DataRef, settings: ScoreSettings, out: Path) -> S
     from tfce_eval.run.judge import judge_for
     from tfce_eval.tasks.load import load_qa_dataset
 
-    dataset = load_qa_dataset(ref.directory, split=settings.split, name=_shown_name(ref))
+    dataset = load_qa_dataset(ref.directory, split=settings.split, name=printable(ref.name))
     # No model under test here: any judge may grade the file's answers.
     judge = judge_for(settings.judge, settings.judge_base_url) if settings.judge else None
     result = score_predictions(
@@ -254,13 +243,3 @@ def _score_qa(file: Path, ref: DataRef, settings: ScoreSettings, out: Path) -> S
     document = qa_document([load_qa_run(out)])
     write_document_reports(out, document)
     return Scored(TaskKind.QA, out, result.summary, result.warnings, document=document)
-
-
-def _shown_name(ref: DataRef) -> str:
-    """How summaries and messages name the dataset: `builtin:NAME` for a built-in one,
-    as the user named it, not by its path inside the package; control characters as
-    escapes."""
-    from tfce_eval.report.document import printable
-    from tfce_eval.tasks import builtin_names
-
-    return printable(builtin_names(str(ref.directory)))

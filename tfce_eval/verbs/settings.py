@@ -153,24 +153,20 @@ def refuse_other_tasks_settings(
     settings: ScoreSettings | ValidateSettings, task: TaskKind, data: str
 ) -> None:
     """UsageError naming each field given (not left at its default) that is for datasets
-    of other tasks than `task`: `split is for retrieval and question-answering datasets;
-    builtin:tfce is a function-calling dataset`."""
-    from tfce_eval.tasks import TASK_WORDS
+    of other tasks than `task`, as the command line names its options:
+    `split is for retrieval and question-answering datasets; builtin:tfce is a
+    function-calling dataset`."""
+    from tfce_eval.tasks import other_tasks_refusal
 
     table = SCORE_FIELD_TASKS if isinstance(settings, ScoreSettings) else VALIDATE_FIELD_TASKS
     defaults = {f.name: _default(f) for f in dataclasses.fields(settings)}
     given = [
-        name
+        (name, tasks)
         for name, tasks in table.items()
         if task not in tasks and _given(getattr(settings, name), defaults[name])
     ]
-    if not given:
-        return
-    said = []
-    for name in given:
-        tasks = table[name]
-        said.append(f"{name} is for {' and '.join(TASK_WORDS[t] for t in tasks)} datasets")
-    raise UsageError(f"{'; '.join(said)}; {data} is a {TASK_WORDS[task]} dataset")
+    if given:
+        raise other_tasks_refusal(given, task, data)
 
 
 def _given(value: object, default: object) -> bool:
