@@ -64,6 +64,11 @@ def test_a_cutoff_of_0_is_a_usage_error_not_an_abort(tmp_path: Path, measure: st
         ("nDCG@True", "the cutoff k must be"),
         ("R(rel=0)@5", "the relevance level rel must be an integer >= 1"),
         ("RR(rel=0)@5", "the relevance level rel must be an integer >= 1"),
+        # Past 64 bits trec_eval wrapped the cutoff to 0 (a mean of 0) and pytrec_eval
+        # failed on rel with a traceback.
+        ("nDCG@9223372036854775808", "the cutoff k must be at most 9223372036854775807"),
+        ("RR@99999999999999999999", "the cutoff k must be at most 9223372036854775807"),
+        ("P(rel=99999999999999999999)@5", "the relevance level rel must be at most"),
         ("nDCG(rel=2)@10", "nDCG has no parameter rel (its parameters: dcg,"),
         ("P", "needs its cutoff, as P@10"),
         ("IPrec", "needs its recall, as IPrec@0.5"),

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from tfce_eval.errors import UsageError
+from tfce_eval.errors import INT64_MAX, UsageError
 from tfce_eval.retrieval.records import Fragment, Span
 from tfce_eval.retrieval.spans import span_coverage
 
@@ -68,7 +68,7 @@ def parse_measures(
     """Parse measure names, separated by spaces or commas; UsageError naming a bad one.
 
     `spans` says whether the dataset's gold is given as spans, where SpanCov@k applies.
-    A cutoff and a relevance level are integers >= 1 (`_check_params`).
+    A cutoff and a relevance level are integers from 1 to 2**63 - 1 (`_check_params`).
     """
     import ir_measures
 
@@ -195,18 +195,23 @@ def _ir_measure(name: str) -> Any:
 
 
 def _check_params(name: str, base: str, params: Mapping[str, object]) -> None:
-    """A cutoff k and a relevance level rel are integers >= 1; UsageError otherwise.
+    """A cutoff k and a relevance level rel are integers from 1 to 2**63 - 1; UsageError
+    otherwise.
 
     trec_eval aborts the interpreter on a cutoff of 0, pytrec_eval refuses rel=0, and
     ir-measures takes a cutoff of True or 3.0 and fails later.
     """
     for key, value in params.items():
-        if type(value) is not int or value < 1:
+        low = type(value) is not int or value < 1
+        # Past 64 bits trec_eval's C code wraps a cutoff to 0 and pytrec_eval fails on a
+        # relevance level: a wrong figure, or a harness error.
+        if low or value > INT64_MAX:  # type: ignore[operator]
             if key == "cutoff":
                 what, example = "the cutoff k", f"{base}@10"
             else:
                 what, example = "the relevance level rel", f"{base}(rel=2)@10"
-            raise UsageError(f"measure {name!r}: {what} must be an integer >= 1, as {example}")
+            must = "an integer >= 1" if low else f"at most {INT64_MAX}"
+            raise UsageError(f"measure {name!r}: {what} must be {must}, as {example}")
 
 
 def compute_measures(
