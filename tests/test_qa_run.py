@@ -644,3 +644,27 @@ def test_run_model_awaited_in_a_running_loop_writes_the_same_reports(
     assert ran.document is not None
     report = (ran.result.run_dir / "report.md").read_text(encoding="utf-8")
     assert report.startswith("# QA report: ")
+
+
+def test_a_qa_runs_own_outputs_scored_again_keep_the_runs_summary_and_report(
+    server: FakeServer, tmp_path: Path
+) -> None:
+    args = ["--model", "vllm/m", "--base-url", server.base_url, "--context", "bm25"]
+    run(*args, "--k", "2", "--cache-dir", str(tmp_path / "c"), "--out", str(tmp_path / "r"))
+    (run_dir,) = list((tmp_path / "r").iterdir())
+    before = summary(run_dir)
+    report = (run_dir / "report.md").read_text(encoding="utf-8")
+    assert before["run"] == {
+        "provider": "vllm",
+        "model": "m",
+        "mode": "fc",
+        "context": "bm25",
+        "k": 2,
+        "run_file": None,
+    }
+    argv = ["score", str(run_dir / "outputs.jsonl"), "--data", "builtin:telco-qna"]
+    scored = CliRunner().invoke(main, argv)
+    assert scored.exit_code == 0, scored.output
+    after = summary(run_dir)
+    assert after["run"] == before["run"] and after["overall"] == before["overall"]
+    assert (run_dir / "report.md").read_text(encoding="utf-8") == report

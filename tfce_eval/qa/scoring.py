@@ -263,6 +263,7 @@ def score_predictions(
     chunk_hit: bool | None = None,
     concurrency: int = 8,
     run_file: str | Path | None = None,
+    extra_summary: Mapping[str, Any] | None = None,
 ) -> QaResult:
     """Score a predictions file (Q5): read it within bounds, then as `score_outputs`.
 
@@ -270,7 +271,8 @@ def score_predictions(
     chunks for the canonical hit rate, as the lines' own "retrieved" would; a line that
     carries its own beside it is a UsageError. A bad line stops with a DataError naming
     it before anything is written. Inside an event loop (Jupyter, an async application)
-    await `score_predictions_async` instead.
+    await `score_predictions_async` instead. `extra_summary`: more keys for
+    summary.json (a run's `run`, when its own outputs are scored again).
     """
     refuse_running_loop("score_predictions", "score_predictions_async")
     return run_to_end(
@@ -286,6 +288,7 @@ def score_predictions(
             chunk_hit=chunk_hit,
             concurrency=concurrency,
             run_file=run_file,
+            extra_summary=extra_summary,
         )
     )
 
@@ -303,6 +306,7 @@ async def score_predictions_async(
     chunk_hit: bool | None = None,
     concurrency: int = 8,
     run_file: str | Path | None = None,
+    extra_summary: Mapping[str, Any] | None = None,
 ) -> QaResult:
     """`score_predictions` in the caller's event loop (same options)."""
     ids = frozenset(i.id for i in dataset.items)
@@ -322,7 +326,7 @@ async def score_predictions_async(
 
     def extra() -> dict[str, Any]:
         predictions = {"path": recorded(reader.path), "sha256": reader.sha256}
-        found = {"predictions": {**predictions, "lines": reader.lines}}
+        found = {**(extra_summary or {}), "predictions": {**predictions, "lines": reader.lines}}
         return found if run is None else {**found, "retrieval_run": dict(run.described)}
 
     return await score_outputs_async(

@@ -174,8 +174,11 @@ def _score_fc(runs: list[Path], ref: DataRef, settings: ScoreSettings, out: Path
         answers=settings.answers,
         answer_style=settings.answer_style,
     )
-    result = score_outputs(runs, dataset, settings.fc_options(), out)
-    write_score_reports(result, dataset, _own_run(out, runs))
+    own = _own_run(out, runs)
+    result = score_outputs(
+        runs, dataset, settings.fc_options(), out, extra_summary=_run_summary(own)
+    )
+    write_score_reports(result, dataset, own)
     return Scored(TaskKind.FC, out, result.summary, result.warnings, fc=result)
 
 
@@ -196,6 +199,21 @@ def _own_run(directory: Path, files: list[Path]) -> dict[str, Any] | None:
     except (OSError, DataError):
         return None  # the report names no model, as for any score
     return info if isinstance(info, dict) else None
+
+
+def _run_summary(own: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The `run` key a run writes into its summary, from its run.json (a QA run's
+    context too), so that a run's own outputs scored again keep it; None for any other
+    score."""
+    if own is None:
+        return None
+    run = {key: own.get(key) for key in ("provider", "model", "mode")}
+    if not all(isinstance(v, str) for v in run.values()):
+        return None
+    options = own.get("request_options")
+    if own.get("task") == TaskKind.QA and isinstance(options, dict):
+        run.update((key, options.get(key)) for key in ("context", "k", "run_file"))
+    return {"run": run}
 
 
 def _score_retrieval(file: Path | None, ref: DataRef, settings: ScoreSettings, out: Path) -> Scored:
@@ -230,13 +248,20 @@ def _score_qa(file: Path, ref: DataRef, settings: ScoreSettings, out: Path) -> S
     dataset = load_qa_dataset(ref.directory, split=settings.split, name=printable(ref.name))
     # No model under test here: any judge may grade the file's answers.
     judge = judge_for(settings.judge, settings.judge_base_url) if settings.judge else None
+    own = _run_summary(_own_run(out, [file]))
+    k = settings.k
+    if own is not None and isinstance(own["run"].get("k"), int):
+        # The run's lines hold its top k chunks, no more: a deeper cut-off would be
+        # named but not measured.
+        k = min(k, own["run"]["k"])
     result = score_predictions(
         file,
         dataset,
+        extra_summary=own,
         out_dir=out,
         judge=judge,
         judge_name=judge.name if judge else None,
-        k=settings.k,
+        k=k,
         missing=settings.missing,
         run_file=settings.run_file,
     )
