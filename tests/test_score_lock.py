@@ -9,6 +9,7 @@ import os
 import shutil
 import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -141,3 +142,26 @@ def test_a_runs_own_outputs_scored_again_keep_the_runs_report(
     assert (run_dir / "report.md").read_text(encoding="utf-8") == first
     again = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
     assert again["run"] == summary["run"]  # the summary still names the run's model
+
+
+def test_a_directory_its_last_holder_removes_as_the_lock_is_taken_is_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The race: a command that made `out` releases it and removes it, empty, between
+    # this one's mkdir and its open of the lock file.
+    out = tmp_path / "made" / "out"
+    real_open = os.open
+    removed: list[Path] = []
+
+    def rival_ends_first(path: Any, flags: int, mode: int = 0o777) -> int:
+        if Path(path) == out / LOCK_NAME and not removed:
+            out.rmdir()
+            out.parent.rmdir()
+            removed.append(out)
+        return real_open(path, flags, mode)
+
+    monkeypatch.setattr(os, "open", rival_ends_first)
+    with RunLock(out, "score"):
+        assert removed and (out / LOCK_NAME).is_file()
+    monkeypatch.undo()
+    assert not (tmp_path / "made").exists()  # made again by this one, so removed by it

@@ -26,6 +26,9 @@ from tfce_eval.errors import RunError
 from tfce_eval.scoring.writing import write_error
 
 LOCK_NAME = ".lock"
+#: Tries at the lock while rivals remove its file or directory under us; each lost
+#: race means a rival finished, so a few suffice.
+_ATTEMPTS = 100
 #: The commands that lock a directory, and the fix each gives when another holds it.
 _FIXES = {
     "run": "wait for it to end or stop it, or choose another --run-name",
@@ -67,10 +70,19 @@ class RunLock:
     def acquire(self) -> None:
         """Take the lock; RunError naming the holder when another command has it."""
         try:
-            self._made = _missing(self.directory)
-            self.directory.mkdir(parents=True, exist_ok=True)
-            while True:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+            for attempt in range(_ATTEMPTS):
+                # Each attempt keeps the directories it made: a rival that made them
+                # may remove them between our attempts, and then we make them again.
+                self._made = _missing(self.directory) or self._made
+                self.directory.mkdir(parents=True, exist_ok=True)
+                try:
+                    fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+                except FileNotFoundError:
+                    # The holder before us removed the directory it had made, between our
+                    # mkdir and our open: make it again.
+                    if attempt + 1 == _ATTEMPTS:
+                        raise
+                    continue
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except OSError as exc:
@@ -90,6 +102,8 @@ class RunLock:
                 if same:
                     break
                 os.close(fd)
+            else:  # rivals took and dropped it under us 100 times over
+                raise RunError(f"{self.directory}: could not take its lock; try again")
             info = {
                 "command": self.command,
                 "pid": os.getpid(),
