@@ -247,9 +247,10 @@ NOT_FOR_HELP = (
     "tfce_eval.tasks",
     "tfce_eval.jsonl",
 )
-#: Of those, what an option's choices come from: the report formats' closed set, in a
-#: module of its own, and the report package's light `__init__` (its names are lazy).
-HELP_CHOICES = ("tfce_eval.report", "tfce_eval.report.formats")
+#: Of those, what an option's choices and bounds come from: the report formats' closed
+#: set and the prices' bound, each in a light module of its own, and the report
+#: package's light `__init__` (its names are lazy).
+HELP_CHOICES = ("tfce_eval.report", "tfce_eval.report.formats", "tfce_eval.report.prices")
 
 
 @pytest.mark.parametrize(

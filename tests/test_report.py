@@ -217,6 +217,21 @@ def test_latency_and_cost(tmp_path: Path) -> None:
     assert "## Tokens and latency" in unpriced and "cost" not in unpriced
 
 
+def test_prices_past_any_models_are_refused_and_no_cost_reads_inf(tmp_path: Path) -> None:
+    from tfce_eval.errors import UsageError
+
+    for bad in (1e308, float("inf"), float("nan"), -1.0, "3"):
+        with pytest.raises(UsageError, match=r"^input_per_million: "):
+            Prices(input_per_million=bad)  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=r"^output_per_million: "):
+        Prices(output_per_million=2e6)
+    # Counts no run could make (a summary edited by hand) give no cost, not $inf.
+    run = load_run(make_run(tmp_path, "huge", {"simple": [True]}, tokens=(10**400, 1)))
+    data = json.loads(render([run], ReportFormat.JSON, prices=Prices(1e6, 1e6)))
+    assert data["runs"][0]["overall"]["cost_usd"] is None
+    assert "inf" not in render([run], ReportFormat.TABLE, prices=Prices(1e6, 1e6))
+
+
 def test_runs_without_usage_show_no_usage_table(tmp_path: Path) -> None:
     run = load_run(make_run(tmp_path, "plain", {"simple": [True]}, tokens=None))
     run = RunView(

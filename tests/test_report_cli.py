@@ -118,7 +118,14 @@ def test_directory_without_scores_is_exit_1(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "args", [[], ["--format", "pdf"], ["--failures", "-1"], ["--price-in", "-2"]]
+    "args",
+    [
+        [],
+        ["--format", "pdf"],
+        ["--failures", "-1"],
+        ["--price-in", "-2"],
+        ["--price-out", "1e308"],  # no price is that: every cost would read $inf
+    ],
 )
 def test_usage_errors_are_exit_2(run_dir: Path, args: list[str]) -> None:
     code, _, _ = invoke(*([run_dir] if args else []), *args)

@@ -10,6 +10,7 @@ from tfce_eval.cli.numbers import Finite
 from tfce_eval.cli.text import fold, shown
 from tfce_eval.errors import INT64_MAX, TfceError
 from tfce_eval.report.formats import ReportFormat
+from tfce_eval.report.prices import MAX_PRICE
 
 
 class _ReportFailure(click.ClickException):
@@ -57,13 +58,13 @@ class _ReportFailure(click.ClickException):
 )
 @click.option(
     "--price-in",
-    type=Finite(min=0),
+    type=Finite(min=0, max=MAX_PRICE),
     metavar="USD",
     help="Price of a million input tokens, to show the cost of each run.",
 )
 @click.option(
     "--price-out",
-    type=Finite(min=0),
+    type=Finite(min=0, max=MAX_PRICE),
     metavar="USD",
     help="Price of a million output tokens, to show the cost of each run.",
 )

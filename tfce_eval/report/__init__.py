@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 
     from tfce_eval.dataset.load import Dataset
     from tfce_eval.report.document import Document, render_document
-    from tfce_eval.report.model import Prices, Report, build_report
+    from tfce_eval.report.model import Report, build_report
+    from tfce_eval.report.prices import Prices
     from tfce_eval.report.runs import RunView, load_run
     from tfce_eval.report.source import FailureSource
     from tfce_eval.scoring.score import ScoreResult
@@ -55,7 +56,7 @@ _LAZY = {
     "Document": "tfce_eval.report.document",
     "render_document": "tfce_eval.report.document",
     "FailureSource": "tfce_eval.report.source",
-    "Prices": "tfce_eval.report.model",
+    "Prices": "tfce_eval.report.prices",
     "Report": "tfce_eval.report.model",
     "build_report": "tfce_eval.report.model",
     "RunView": "tfce_eval.report.runs",

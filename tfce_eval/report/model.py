@@ -15,6 +15,7 @@ from tfce_eval.errors import UsageError
 from tfce_eval.model import CATEGORY_ORDER, ErrorCode
 from tfce_eval.report.failures import RunFailures, collect_failures
 from tfce_eval.report.paired import Paired, compare_runs
+from tfce_eval.report.prices import Prices
 from tfce_eval.report.runs import RunView
 from tfce_eval.report.source import FailureSource
 from tfce_eval.tasks import builtin_names
@@ -23,20 +24,6 @@ from tfce_eval.words import counted
 #: Model error codes in the order reports list them (request_error is shown apart).
 MODEL_ERROR_CODES: tuple[str, ...] = tuple(str(c) for c in ErrorCode if c.is_model_error)
 REQUEST_ERROR = str(ErrorCode.REQUEST_ERROR)
-
-
-@dataclass(frozen=True)
-class Prices:
-    """USD per million input and output tokens."""
-
-    input_per_million: float = 0.0
-    output_per_million: float = 0.0
-
-    def cost(self, tokens: Mapping[str, Any] | None) -> float | None:
-        if not tokens:
-            return None
-        inp, out = tokens.get("input") or 0, tokens.get("output") or 0
-        return (inp * self.input_per_million + out * self.output_per_million) / 1_000_000
 
 
 @dataclass(frozen=True)
