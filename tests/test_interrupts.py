@@ -184,6 +184,41 @@ def test_every_command_stopped_by_a_signal_says_so_in_one_line(
     assert list(cwd.iterdir()) == []  # --out, made by the command, is removed again
 
 
+#: The `tfce-eval` script's entry point, sending itself a signal as the command line
+#: loads (in the middle of importing click), where Python raises it inside an import.
+_WHILE_LOADING = """
+import builtins, os, signal, sys
+sig = int(sys.argv.pop(1))
+real_import = builtins.__import__
+def loading(name, *args, **kwargs):
+    if name == "click" and "click" not in sys.modules:
+        os.kill(os.getpid(), sig)
+    return real_import(name, *args, **kwargs)
+builtins.__import__ = loading
+from tfce_eval.__main__ import console
+console()
+"""
+
+
+@pytest.mark.parametrize("sig", [SIGINT, SIGTERM])
+def test_a_signal_while_the_command_line_loads_says_so_in_one_line(
+    sig: int, tmp_path: Path
+) -> None:
+    argv = ["score", str(OUTPUTS), "--out", "o"]
+    proc = subprocess.run(
+        [sys.executable, "-c", _WHILE_LOADING, str(int(sig)), *argv],
+        env=run_env(SECRET),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    how, code = ("SIGTERM", 143) if sig == SIGTERM else ("Ctrl-C", 130)
+    assert proc.returncode == code, proc.stderr
+    assert proc.stderr == f"interrupted: stopped by {how} before the command finished\n"
+    assert list(tmp_path.iterdir()) == []  # stopped before it wrote anything
+
+
 #: Sends itself SIGTERM the moment a temporary file exists, before its name is returned.
 SIGNAL_AS_A_FILE_IS_MADE = """
 def replacement(*args, **kwargs):

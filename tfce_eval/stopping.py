@@ -54,6 +54,7 @@ class _State:
         self.waiting = False  # a signal came inside a `held` block
         self.lost = False  # a raised stop that Python dropped: raise it again
         self.cancel: Callable[[], None] | None = None  # `run`'s, while its loop runs
+        self.early = False  # `hear_early`'s: a signal is only noted, until listening
 
     def mark_raised(self) -> None:
         if not self.raised:
@@ -233,17 +234,42 @@ def _hook(unraisable: Any) -> None:
     _previous_hook(unraisable)
 
 
+def _noted(signum: int, frame: FrameType | None) -> None:
+    """The handler of SIGINT and SIGTERM before listening: the first is kept for it."""
+    if _STATE.signum is None:
+        _STATE.signum = signum
+
+
+def hear_early() -> None:
+    """From now until `listening` begins, a signal is noted rather than raised: the
+    `tfce-eval` script calls this before it imports the command line, so that Ctrl-C
+    while it loads (a KeyboardInterrupt inside an import, with a traceback) becomes a
+    stop that `listening` hands on and the command's first `check()` raises. For the
+    process only: the handlers are not put back. Outside the main thread: nothing."""
+    global _STATE
+    if threading.current_thread() is not threading.main_thread():
+        return
+    _STATE = _State()
+    _STATE.early = True
+    for sig in SIGNALS:
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, _noted)
+
+
 @contextmanager
 def listening(*, restore: bool = True) -> Iterator[None]:
     """SIGINT and SIGTERM heard as a stop (see the module's docstring) until the block
     ends. A signal set to be ignored (a background job's SIGINT) stays ignored. `restore`:
     put the handlers back at the end (else they stay, ignoring every signal: the process
-    ends with the block). Outside the main thread, which alone hears signals: nothing."""
+    ends with the block). A signal noted since `hear_early` is asked already: the first
+    `check()` raises it. Outside the main thread, which alone hears signals: nothing."""
     global _STATE, _previous_hook
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    noted = _STATE.signum if _STATE.early else None  # heard while the command loaded
     _STATE = _State()
+    _STATE.signum = noted
     previous = {sig: signal.getsignal(sig) for sig in SIGNALS}
     _previous_hook = hook = sys.unraisablehook
     for sig, handler in previous.items():

@@ -7,7 +7,8 @@ the table below without importing any of them (or the libraries they use).
 
 Exit codes: 0 done (whatever the accuracy), 1 bad input or a failed run, 2 usage error,
 130 interrupted by Ctrl-C, 143 by SIGTERM (resumable). Both signals are heard, for every
-command, from the moment the command line has loaded (`tfce_eval.stopping`).
+command, from the moment the `tfce-eval` script starts (`tfce_eval.__main__` notes one
+that comes while this package loads; `tfce_eval.stopping`).
 """
 
 from __future__ import annotations
@@ -184,6 +185,7 @@ class _LazyGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
+            stopping.check()  # Ctrl-C while the command line loaded (`hear_early`)
             result = super().invoke(ctx)
             stopping.check()  # a stop that some code swallowed: the command is stopped
             return result
