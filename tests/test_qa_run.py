@@ -662,6 +662,11 @@ def test_a_qa_runs_own_outputs_scored_again_keep_the_runs_summary_and_report(
         "k": 2,
         "run_file": None,
     }
+    # The report says what it is of, as function calling's does.
+    digest = before["dataset"]["sha256"][:12]
+    about = f"- {run_dir.name}: model vllm/m; mode fc; context bm25, top 2; dataset "
+    about += f"builtin:telco-qna/set_24.json (sha256 {digest}); started "
+    assert report.splitlines()[2].startswith(about), report
     argv = ["score", str(run_dir / "outputs.jsonl"), "--data", "builtin:telco-qna"]
     scored = CliRunner().invoke(main, argv)
     assert scored.exit_code == 0, scored.output

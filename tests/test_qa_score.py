@@ -639,3 +639,15 @@ def test_qasper_without_cited_evidence_has_no_evidence_f1(tmp_path: Path) -> Non
     # No output cites paragraphs: Evidence-F1 is not measured, rather than 0.
     assert summary["qasper"]["evidence_f1"] is None
     assert summary["qasper"]["answer_f1"] == 1.0
+
+
+def test_the_report_of_a_predictions_file_names_it_and_the_dataset(tmp_path: Path) -> None:
+    predictions = write_lines(tmp_path / "p.jsonl", [{"id": "m1", "answer": "B"}])
+    data = download(tmp_path)
+    score_cli(predictions, "--data", data, "--split", "set_7", "--out", tmp_path / "out")
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    dataset = summary["dataset"]
+    about = f"- out: predictions {predictions.resolve()}; dataset {dataset['path']} "
+    about += f"(sha256 {dataset['sha256'][:12]})"
+    report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert report.splitlines()[2] == about, report

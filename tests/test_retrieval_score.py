@@ -303,3 +303,26 @@ def test_runs_on_the_same_gold_pair_wherever_it_lies(tmp_path: Path) -> None:
     first, second = load_scored_run(a), load_scored_run(b)
     assert first.summary["dataset"]["gold_sha256"] == second.summary["dataset"]["gold_sha256"]
     assert retrieval_document([first, second]).data["paired"]["rows"]
+
+
+def test_the_report_says_which_run_and_which_gold_it_is_of(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from tfce_eval.cli import main
+
+    data, run, out = sample_hf(tmp_path / "hf"), _run(tmp_path), tmp_path / "out"
+    result = CliRunner().invoke(main, ["score", str(run), "--data", str(data), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    digest = hashlib.sha256(run.read_bytes()).hexdigest()[:12]
+    gold = summary["dataset"]["gold_sha256"][:12]
+    split = summary["dataset"]["split"]
+    about = f"out: run {run} (trec, sha256 {digest}); dataset "
+    markdown = (out / "report.md").read_text(encoding="utf-8").splitlines()
+    assert markdown[2].startswith(f"- {about}") and markdown[2].endswith(f"(gold sha256 {gold})")
+    assert f", split {split}" in markdown[2]
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert f"<ul><li>{about}" in html
+    shown = CliRunner().invoke(main, ["report", str(out)])
+    assert shown.exit_code == 0 and shown.output.splitlines()[1] == "out: run"  # the path folds
+    _fits(shown.output)

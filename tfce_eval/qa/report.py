@@ -191,10 +191,46 @@ def _run_notes(run: QaRun, label: str = "") -> list[str]:
     return notes
 
 
+def _about(run: QaRun) -> str:
+    """What the run is: its model and how it was asked (context and its depth), or the
+    predictions file scored; the dataset by its digest; when it started."""
+    s = run.summary
+    made: Mapping[str, Any] = s["run"] if isinstance(s.get("run"), dict) else {}
+    pairs: list[tuple[str, str]] = []
+    model, provider = made.get("model") or run.model, made.get("provider")
+    if model:
+        shown = str(model)
+        if provider and not shown.startswith(f"{provider}/"):
+            shown = f"{provider}/{shown}"
+        pairs.append(("model", shown))
+    if made.get("mode"):
+        pairs.append(("mode", str(made["mode"])))
+    context, k = made.get("context"), made.get("k")
+    if context:
+        deep = context in ("bm25", "run") and isinstance(k, int) and not isinstance(k, bool)
+        source = f" {made['run_file']}" if made.get("run_file") else ""
+        pairs.append(("context", f"{context}{source}" + (f", top {k}" if deep else "")))
+    predictions = s.get("predictions")
+    if not made and isinstance(predictions, dict) and predictions.get("path"):
+        pairs.append(("predictions", str(predictions["path"])))
+    dataset = s.get("dataset")
+    if isinstance(dataset, dict) and dataset.get("path"):
+        sha = str(dataset.get("sha256") or "")[:12]
+        pairs.append(("dataset", f"{dataset['path']}" + (f" (sha256 {sha})" if sha else "")))
+    if run.started:
+        pairs.append(("started", run.started))
+    details = "; ".join(f"{key} {value}" for key, value in pairs)
+    return f"{run.name}: {details}" if details else run.name
+
+
 def _single(run: QaRun) -> Document:
     data = {"runs": [_run_data("A", run)]}
     return Document(
-        f"QA report: {run.name}", tuple(_single_tables(run)), tuple(_run_notes(run)), data
+        f"QA report: {run.name}",
+        tuple(_single_tables(run)),
+        tuple(_run_notes(run)),
+        data,
+        about=(_about(run),),
     )
 
 
@@ -304,7 +340,13 @@ def _pair(a: QaRun, b: QaRun) -> Document:
         )
     tables.append(_side_by_side((a, b), labels))
     data = {"runs": [_run_data("A", a), _run_data("B", b)], "paired": paired}
-    return Document(f"QA report: {a.name} (A) vs {b.name} (B)", tuple(tables), tuple(notes), data)
+    return Document(
+        f"QA report: {a.name} (A) vs {b.name} (B)",
+        tuple(tables),
+        tuple(notes),
+        data,
+        about=(_about(a), _about(b)),
+    )
 
 
 def _lift_table(paired: Mapping[str, Any], rows: tuple[tuple[Cell, ...], ...]) -> Table:
@@ -335,5 +377,9 @@ def qa_document(runs: Sequence[QaRun]) -> Document:
         notes += _run_notes(run, label)
     data = {"runs": [_run_data(lab, r) for lab, r in zip(labels, runs, strict=True)]}
     return Document(
-        f"QA report: {len(runs)} runs", (_side_by_side(runs, labels),), tuple(notes), data
+        f"QA report: {len(runs)} runs",
+        (_side_by_side(runs, labels),),
+        tuple(notes),
+        data,
+        about=tuple(_about(run) for run in runs),
     )

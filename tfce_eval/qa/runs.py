@@ -28,13 +28,15 @@ _HINT = "give a directory written by `tfce-eval score` or `tfce-eval run` on a Q
 
 @dataclass(frozen=True, slots=True)
 class QaRun:
-    """One scored run: its name, directory, summary and per-item records (sorted by id)."""
+    """One scored run: its name, directory, summary and per-item records (sorted by id);
+    for a model's run, from its run.json, the model and when the run started."""
 
     name: str
     path: Path
     summary: dict[str, Any]
     records: tuple[QaScore, ...]
     model: str | None = None
+    started: str | None = None
 
     @property
     def dataset_sha256(self) -> str:
@@ -157,12 +159,14 @@ def load_qa_run(path: str | Path, name: str | None = None) -> QaRun:
             missing=sum(1 for r in records if r.missing),
             missing_policy=MissingMode.COUNT,
         )
-    model = None
+    model = started = None
     run_json = run_dir / RUN_JSON
     if run_json.is_file():
         try:
             info = read_json(run_json)
-            model = str(info["model"]) if isinstance(info, dict) and info.get("model") else None
         except DataError:
-            model = None
-    return QaRun(name or run_dir.resolve().name, run_dir, summary, records, model)
+            info = None
+        if isinstance(info, dict):
+            model = str(info["model"]) if info.get("model") else None
+            started = info["started_at"] if isinstance(info.get("started_at"), str) else None
+    return QaRun(name or run_dir.resolve().name, run_dir, summary, records, model, started)

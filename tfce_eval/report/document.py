@@ -143,6 +143,9 @@ class Document:
     tables: tuple[Table, ...]
     notes: tuple[str, ...] = ()
     data: Mapping[str, Any] = field(default_factory=dict)
+    #: What the report is of, a line per run (its model and settings, the dataset),
+    #: shown under the title as function calling's report shows its runs.
+    about: tuple[str, ...] = ()
 
 
 def cell_text(value: Cell, digits: int = 4) -> str:
@@ -189,6 +192,31 @@ class Trimmed:
             yield Segment.line()
 
 
+class Folded:
+    """Text folded at the console's width as the command line folds its messages: at
+    spaces only, so that a run name or a path is never split, later lines indented."""
+
+    def __init__(self, text: str, first: str = "", rest: str = "    ", style: str = "") -> None:
+        self.text, self.first, self.rest, self.style = text, first, rest, style
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Text]:
+        import textwrap
+
+        from rich.text import Text
+
+        lines = textwrap.wrap(
+            printable(self.text),
+            width=options.max_width,
+            initial_indent=self.first,
+            subsequent_indent=self.rest,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        for line in lines:
+            # Only a word longer than the line folds, rather than being cut.
+            yield Text(line, style=self.style, overflow="fold")
+
+
 def render_document_text(doc: Document, width: int = 80) -> str:
     """Plain terminal text: each table with columns sized to their widest cell."""
     from rich.console import Console
@@ -208,6 +236,9 @@ def document_renderables(doc: Document) -> list[Any]:
     from rich.table import Table as RichTable
 
     parts: list[Any] = [rich_text(doc.title, style="bold")]
+    parts.extend(Folded(line) for line in doc.about)
+    if doc.about:
+        parts.append(rich_text(""))
     for table in doc.tables:
         if not table.rows:  # a heading and its note, not a header over nothing
             parts.append(rich_text(table.title, style="table.title"))
@@ -238,6 +269,8 @@ def document_renderables(doc: Document) -> list[Any]:
 
 def render_document_markdown(doc: Document) -> str:
     lines = [f"# {md_cell(doc.title)}", ""]
+    if doc.about:
+        lines += [*(f"- {md_cell(line)}" for line in doc.about), ""]
     for table in doc.tables:
         if table.title:
             lines += [f"## {md_cell(table.title)}", ""]
@@ -302,6 +335,8 @@ def render_document_html(doc: Document) -> str:
         f"<title>{esc(doc.title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{esc(doc.title)}</h1>",
     ]
+    if doc.about:
+        out.append("<ul>" + "".join(f"<li>{esc(line)}</li>" for line in doc.about) + "</ul>")
     for table in doc.tables:
         if not table.rows:
             out.append(f"<h2>{esc(table.title)}</h2>")

@@ -11,7 +11,6 @@ model's answer must print as typed); and its control characters are shown as esc
 from __future__ import annotations
 
 import io
-import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -23,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tfce_eval.report.compact import Shape, accuracy_shapes, error_shapes, legend, run_labels
-from tfce_eval.report.document import Trimmed, printable, rich_text
+from tfce_eval.report.document import Folded, Trimmed, rich_text
 from tfce_eval.report.failures import Failure, Line, Piece, outline
 from tfce_eval.report.layout import Column, Grid, RowKind, paired_grid, usage_grid
 from tfce_eval.report.model import Report
@@ -119,27 +118,6 @@ class Fit:
             yield _grid(grid, table)
 
 
-class _Folded:
-    """Text folded at the console's width as the command line folds its messages: at
-    spaces only, so that a run name or a path is never split, later lines indented."""
-
-    def __init__(self, text: str, first: str = "", rest: str = "    ", style: str = "") -> None:
-        self.text, self.first, self.rest, self.style = text, first, rest, style
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        lines = textwrap.wrap(
-            printable(self.text),
-            width=options.max_width,
-            initial_indent=self.first,
-            subsequent_indent=self.rest,
-            break_long_words=False,
-            break_on_hyphens=False,
-        )
-        for line in lines:
-            # Only a word longer than the line folds, rather than being cut.
-            yield Text(line, style=self.style, overflow="fold")
-
-
 def _unnamed(grid: Grid) -> Grid:
     """A one-run grid without its first column, the run's name (the legend names it)."""
     rows = tuple((cells[1:], kind) for cells, kind in grid.rows)
@@ -185,10 +163,10 @@ def table_renderable(report: Report) -> RenderableType:
     parts: list[RenderableType] = []
     for heading, details in legend(report):
         if details:
-            parts.append(_Folded(heading, style="bold"))
-            parts.append(_Folded(details, first="    "))
+            parts.append(Folded(heading, style="bold"))
+            parts.append(Folded(details, first="    "))
         else:
-            parts.append(_Folded(heading))
+            parts.append(Folded(heading))
     parts.append(Text(""))
     parts.append(Fit(accuracy_shapes(report)))
     parts.extend(Fit(shapes) for shapes in error_shapes(report))

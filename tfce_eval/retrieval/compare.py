@@ -36,6 +36,26 @@ def _legend(runs: Sequence[ScoredRun]) -> str:
     return "Runs: " + "; ".join(parts) + "."
 
 
+def _about(run: ScoredRun) -> str:
+    """What the run is: its file (or the dataset's own retrieved_docs) and its digest;
+    the dataset, split and corpus it was scored against, with the gold's digest."""
+    pairs: list[tuple[str, str]] = []
+    ranked, dataset = run.summary.get("run"), run.summary.get("dataset")
+    if isinstance(ranked, Mapping) and ranked.get("path"):
+        form = ranked.get("form")
+        inner = [str(form)] if form and form != "dataset" else []  # its path says it
+        if ranked.get("sha256"):
+            inner.append(f"sha256 {str(ranked['sha256'])[:12]}")
+        pairs.append(("run", str(ranked["path"]) + (f" ({', '.join(inner)})" if inner else "")))
+    if isinstance(dataset, Mapping) and (dataset.get("name") or dataset.get("path")):
+        where = [str(dataset.get("name") or dataset.get("path"))]
+        where += [f"{key} {dataset[key]}" for key in ("split", "corpus") if dataset.get(key)]
+        gold = str(dataset.get("gold_sha256") or "")[:12]
+        pairs.append(("dataset", ", ".join(where) + (f" (gold sha256 {gold})" if gold else "")))
+    details = "; ".join(f"{key} {value}" for key, value in pairs)
+    return f"{run.name}: {details}" if details else run.name
+
+
 def _run_json(label: str, run: ScoredRun) -> dict[str, Any]:
     return {
         "label": label,
@@ -87,7 +107,7 @@ def _single(run: ScoredRun) -> Document:
     )
     notes = [_interval_note(run), *(f"Warning: {w}" for w in run.warnings)]
     data = {"task": str(TaskKind.RETRIEVAL), "runs": [_run_json("A", run)]}
-    return Document(f"Retrieval: {run.name}", (table,), tuple(notes), data)
+    return Document(f"Retrieval: {run.name}", (table,), tuple(notes), data, about=(_about(run),))
 
 
 def _gold(run: ScoredRun) -> str | None:
@@ -190,7 +210,8 @@ def _paired(a: ScoredRun, b: ScoredRun) -> Document:
         "runs": [_run_json("A", a), _run_json("B", b)],
         "paired": {"rows": json_rows},
     }
-    return Document(f"Retrieval: {a.name} vs {b.name}", (table,), tuple(notes), data)
+    about = (_about(a), _about(b))
+    return Document(f"Retrieval: {a.name} vs {b.name}", (table,), tuple(notes), data, about=about)
 
 
 def _side_by_side(runs: Sequence[ScoredRun], unpaired: str | None = None) -> Document:
@@ -231,4 +252,4 @@ def _side_by_side(runs: Sequence[ScoredRun], unpaired: str | None = None) -> Doc
         title = f"Retrieval: {runs[0].name} vs {runs[1].name}"
     else:
         title = f"Retrieval: {len(runs)} runs"
-    return Document(title, (table,), tuple(notes), data)
+    return Document(title, (table,), tuple(notes), data, about=tuple(map(_about, runs)))
