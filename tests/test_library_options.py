@@ -18,7 +18,7 @@ from smallrun import DATA, config
 
 from tfce_eval.dataset.load import load_dataset
 from tfce_eval.errors import UsageError
-from tfce_eval.model import Category, OptionalParams, Policy
+from tfce_eval.model import Category, OptionalParams, Policy, TaskKind
 from tfce_eval.providers import Mode, RequestOptions, ToolChoice
 from tfce_eval.qa import load_telco, score_predictions
 from tfce_eval.report.document import Document, render_document
@@ -95,17 +95,17 @@ def test_run_options_given_as_text_are_the_enums() -> None:
     cfg = RunConfig(
         model="openai/m",
         mode="prompt",  # type: ignore[arg-type]
-        task="qa",  # type: ignore[arg-type]
+        task="fc",  # type: ignore[arg-type]
         check="exec",  # type: ignore[arg-type]
         categories={"parallel"},  # type: ignore[arg-type]
-        context="gold",  # type: ignore[arg-type]
         request=RequestOptions(tool_choice="required"),  # type: ignore[arg-type]
         policy=Policy(optional_params="forbid"),  # type: ignore[arg-type]
         out="somewhere",  # type: ignore[arg-type]
     )
+    qa = RunConfig(model="openai/m", task="qa", context="gold")  # type: ignore[arg-type]
     assert cfg.mode is Mode.PROMPT and cfg.check is CheckMode.EXEC
     assert cfg.categories == frozenset({Category.PARALLEL})
-    assert cfg.context == ContextSpec(Context.GOLD)
+    assert qa.context == ContextSpec(Context.GOLD) and qa.task is TaskKind.QA
     assert cfg.request.tool_choice is ToolChoice.REQUIRED
     assert cfg.policy.optional_params is OptionalParams.FORBID
     assert cfg.out == Path("somewhere")

@@ -11,7 +11,7 @@ entry points of each task are named here and imported when first used, so that
   `load_qa_run`
 - retrieval: `load_retrieval`, `read_run`, `score_run`, `retrieve`, `load_scored_run`
 - any task, as the commands do it (`tfce_eval.verbs`): `score_task` and `score_files`,
-  `validate_data`, `report_runs`, `run_model`
+  `validate_data`, `report_runs`, `run_model`, `run_model_async`
 
 Each task package (`tfce_eval.qa`, `tfce_eval.retrieval`, ...) lists its whole interface
 in `__all__`. Errors that stop a call are `tfce_eval.errors.TfceError`s.
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from tfce_eval.scoring.options import ScoreOptions
     from tfce_eval.scoring.score import score_outputs
     from tfce_eval.verbs.report import report_runs
-    from tfce_eval.verbs.run import run_model
+    from tfce_eval.verbs.run import run_model, run_model_async
     from tfce_eval.verbs.score import score_files, score_task
     from tfce_eval.verbs.validate import validate_data
 
@@ -69,6 +69,7 @@ _LAZY = {
     "validate_data": "tfce_eval.verbs.validate",
     "report_runs": "tfce_eval.verbs.report",
     "run_model": "tfce_eval.verbs.run",
+    "run_model_async": "tfce_eval.verbs.run",
 }
 
 __all__ = [
@@ -93,6 +94,7 @@ __all__ = [
     "run_eval",
     "run_eval_async",
     "run_model",
+    "run_model_async",
     "score_files",
     "score_outputs",
     "score_predictions",

@@ -175,3 +175,37 @@ def check_paths(value: object, name: str) -> tuple[Path, ...]:
         return tuple(Path(p) for p in value)  # type: ignore[attr-defined]
     except TypeError:
         raise UsageError(f"{name}: give a sequence of paths, not {value!r}") from None
+
+
+def check_path(value: object, name: str) -> Path | None:
+    """A path given as text or a Path, as a Path; None for None or "" (an option given
+    empty counts as not given); a UsageError naming `name` for anything else (a number,
+    a list, bytes), before anything is read."""
+    from pathlib import Path, PurePath
+
+    if value is None or value == "":
+        return None
+    if isinstance(value, str | PurePath):
+        return Path(value)
+    raise UsageError(f"{name}: give a path (text or a Path), not {_shown(value)}")
+
+
+def check_text(value: object, name: str, *, optional: bool = True) -> None:
+    """A UsageError naming `name` unless `value` is text (or None when `optional`): a
+    model, a URL, a split, a run name. Whether empty text will do is the field's own
+    check."""
+    if (value is None and optional) or isinstance(value, str):
+        return
+    raise UsageError(f"{name}: give {'text or None' if optional else 'text'}, not {_shown(value)}")
+
+
+def check_flag(value: object, name: str) -> None:
+    """A UsageError naming `name` unless `value` is True or False: text such as "no"
+    would otherwise count as true."""
+    if not isinstance(value, bool):
+        raise UsageError(f"{name}: give True or False, not {_shown(value)}")
+
+
+def _shown(value: object) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 40 else shown[:40] + "..."

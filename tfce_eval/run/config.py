@@ -3,19 +3,26 @@ and what it returns."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from tfce_eval.errors import UsageError, check_number, check_paths
+from tfce_eval.errors import (
+    UsageError,
+    check_flag,
+    check_number,
+    check_path,
+    check_paths,
+    check_text,
+)
 from tfce_eval.model import AnswerStyle, Category, Policy, TaskKind, parse_choice, parse_choices
 from tfce_eval.providers import Mode, RequestOptions
 from tfce_eval.retrieval import detect_layout
 from tfce_eval.retrieval.layouts import has_answers
 from tfce_eval.run.retry import RetryPolicy
 from tfce_eval.scoring.options import EXEC_TIMEOUT_MAX_S, CheckMode
-from tfce_eval.tasks import resolve_data
+from tfce_eval.tasks import other_tasks_refusal, resolve_data
 
 
 class Context(StrEnum):
@@ -123,6 +130,8 @@ class RunConfig:
         # Parsed here once, so that every `task is TaskKind.QA` downstream holds.
         set_field = object.__setattr__
         data = self.data
+        named = "builtin:tfce" if data is None else str(data)
+        check_text(self.model, "model", optional=False)
         if self.task is None or str(data).startswith("builtin:"):
             if self.task is None and data is None:
                 set_field(self, "task", TaskKind.FC)
@@ -142,21 +151,84 @@ class RunConfig:
         context: object = self.context
         if isinstance(context, str):
             set_field(self, "context", ContextSpec.parse(context, 5))
+        if self.categories is not None and not self.categories:
+            set_field(self, "categories", None)  # none given: all, as `--category ""`
         for name in ("out", "corpus", "functions_dir", "cache_dir"):
-            value = getattr(self, name)
-            if value is not None:
-                set_field(self, name, Path(value))
+            set_field(self, name, check_path(getattr(self, name), name))
+        if self.out is None:
+            raise UsageError("out: give a directory for the run's directory, not None")
+        for name in ("run_name", "base_url", "split", "judge", "judge_base_url"):
+            check_text(getattr(self, name), name)
+        for name in ("split", "judge", "judge_base_url"):
+            if getattr(self, name) == "":
+                set_field(self, name, None)  # given empty: not given, as on the command line
+        for name in ("force", "allow_self_judge"):
+            check_flag(getattr(self, name), name)
         set_field(self, "questions", check_paths(self.questions, "questions"))
         set_field(self, "answers", check_paths(self.answers, "answers"))
         ids: object = self.ids
         if isinstance(ids, str):
             raise UsageError(f"ids: give a sequence of ids, not {ids!r}")
         set_field(self, "ids", tuple(self.ids))
+        if not all(isinstance(i, str) for i in self.ids):
+            raise UsageError(f"ids: give ids as text, not {self.ids[:3]!r}")
+        self._refuse_other_tasks_fields(named)
         # The limits the command line's options have, for a library caller too.
         check_number(self.concurrency, "concurrency", 1, whole=True)
         check_number(self.limit, "limit", 1, whole=True, optional=True)
         check_number(self.timeout_s, "timeout_s", 0.001)
         check_number(self.exec_timeout_s, "exec_timeout_s", 0.1, EXEC_TIMEOUT_MAX_S)
+
+    def _refuse_other_tasks_fields(self, data: str) -> None:
+        """A UsageError naming each field given (not at its default) for another task's
+        datasets, as the command line refuses the options: ignored, it would make a run
+        that is not the one asked for."""
+        given = [
+            (name, tasks)
+            for name, tasks in _RUN_FIELD_TASKS.items()
+            if self.task not in tasks and _field(self, name) != _default(name)
+        ]
+        if given:
+            raise other_tasks_refusal(given, self.task or TaskKind.FC, data)
+
+
+def _field(config: RunConfig, name: str) -> object:
+    """A field of `config`, or of its request options (`request.tool_choice`)."""
+    head, _, rest = name.partition(".")
+    value = getattr(config, head)
+    return getattr(value, rest) if rest else value
+
+
+def _default(name: str) -> object:
+    """A RunConfig field's default (of RequestOptions' for `request.NAME`)."""
+    head, _, rest = name.partition(".")
+    if rest:
+        return getattr(RequestOptions(), rest)
+    spec = next(f for f in fields(RunConfig) if f.name == head)
+    return spec.default_factory() if spec.default_factory is not MISSING else spec.default
+
+
+_FC, _QA = (TaskKind.FC,), (TaskKind.QA,)
+#: RunConfig's fields that belong to one task's runs: field -> the tasks it is for.
+_RUN_FIELD_TASKS: dict[str, tuple[TaskKind, ...]] = {
+    "questions": _FC,
+    "answers": _FC,
+    "answer_style": _FC,
+    "categories": _FC,
+    "policy": _FC,
+    "check": _FC,
+    "functions_dir": _FC,
+    "exec_timeout_s": _FC,
+    "request.tool_choice": _FC,  # a QA run forces its answer tool
+    "request.parallel_tool_calls": _FC,
+    "split": _QA,
+    "context": _QA,
+    "corpus": _QA,
+    "cache_dir": _QA,
+    "judge": _QA,
+    "judge_base_url": _QA,
+    "allow_self_judge": _QA,
+}
 
 
 @dataclass(frozen=True)

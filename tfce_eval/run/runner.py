@@ -25,7 +25,7 @@ from tfce_eval.run.driver import Plan, drive, drive_async, run_identity
 from tfce_eval.run.progress import ProgressSink
 from tfce_eval.run.qa_run import dump_qa_request, qa_plan
 from tfce_eval.scoring.lock import RunLock
-from tfce_eval.scoring.options import ScoreOptions
+from tfce_eval.scoring.options import ScoreOptions, check_functions_dir
 from tfce_eval.scoring.rundir import RunDir
 from tfce_eval.scoring.score import ScoreResult, score_outputs
 from tfce_eval.words import listed
@@ -186,6 +186,7 @@ def _plan(
 def _fc_plan(
     config: RunConfig, run_dir: RunDir, write_reports: ReportWriter | None
 ) -> tuple[Provider, Plan]:
+    check_functions_dir(config.functions_dir, config.check)  # before anything is asked
     dataset = _load(config)
     ids = select_ids(dataset, config)
     provider = make_provider(config.model, base_url=config.base_url, timeout_s=config.timeout_s)

@@ -8,7 +8,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from tfce_eval.errors import UsageError, check_number
+from tfce_eval.errors import DataError, UsageError, check_number, check_path
 from tfce_eval.model import Category, Policy, parse_choice, parse_choices
 
 
@@ -54,13 +54,14 @@ class ScoreOptions:
         set_field(self, "check", parse_choice(CheckMode, self.check, "check"))
         set_field(self, "missing", parse_choice(MissingMode, self.missing, "missing"))
         set_field(self, "categories", parse_choices(Category, self.categories, "categories"))
+        if self.categories is not None and not self.categories:
+            set_field(self, "categories", None)  # none given: all, as `--category ""`
         ids: object = self.ids
         if isinstance(ids, str):
             raise UsageError(f"ids: give a set of ids, not {ids!r}")
         if self.ids is not None:
             set_field(self, "ids", frozenset(self.ids))
-        if self.functions_dir is not None:
-            set_field(self, "functions_dir", Path(self.functions_dir))
+        set_field(self, "functions_dir", check_path(self.functions_dir, "functions_dir"))
         check_number(self.exec_timeout_s, "exec_timeout_s", 0.1, EXEC_TIMEOUT_MAX_S)
         check_number(self.exec_workers, "exec_workers", 1, whole=True)
 
@@ -71,3 +72,16 @@ class ScoreOptions:
             "missing": str(self.missing),
             "exec_timeout_s": self.exec_timeout_s,
         }
+
+
+def check_functions_dir(functions_dir: Path | None, check: CheckMode) -> None:
+    """A DataError when `functions_dir` was given for exec checking and holds no
+    functions package: a run checks it before it asks anything."""
+    if functions_dir is None or check is CheckMode.AST:
+        return
+    if not (functions_dir / "__init__.py").is_file():
+        raise DataError(
+            "no functions package here (it needs an __init__.py)",
+            path=str(functions_dir),
+            hint="point --functions at a directory of implementations, or use --check ast",
+        )

@@ -36,7 +36,7 @@ from tfce_eval.schema.wire import name_map
 from tfce_eval.scoring.encoding import dumps_strict
 from tfce_eval.scoring.keeper import Keeper
 from tfce_eval.scoring.noticed import Noticed
-from tfce_eval.scoring.options import CheckMode, MissingMode, ScoreOptions
+from tfce_eval.scoring.options import CheckMode, MissingMode, ScoreOptions, check_functions_dir
 from tfce_eval.scoring.outputs import (
     OutputsIndex,
     index_outputs,
@@ -90,14 +90,9 @@ def _open_executor(stack: ExitStack, dataset: Dataset, options: ScoreOptions) ->
     # Imported here: an AST-only score never reads exec's records.
     from tfce_eval.exec.records import ExecOptions, default_functions_dir
 
+    check_functions_dir(options.functions_dir, options.check)
     functions_dir = options.functions_dir or default_functions_dir(dataset.root)
     if functions_dir is None or not (functions_dir / "__init__.py").is_file():
-        if options.functions_dir is not None:
-            raise DataError(
-                "no functions package here (it needs an __init__.py)",
-                path=str(options.functions_dir),
-                hint="point --functions at a directory of implementations, or use --check ast",
-            )
         return None
     # Imported lazily: exec checking is optional (a dataset with implementations), and the
     # executor brings the judge and its dependencies that an AST-only score never uses.

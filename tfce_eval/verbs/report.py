@@ -85,6 +85,8 @@ def report_runs(
 
     if prices is not None and not isinstance(prices, Prices):
         raise UsageError(f"prices: give a report.Prices, not {prices!r}")
+    if on_note is not None and not callable(on_note):
+        raise UsageError(f"on_note: give a function of one text, not {on_note!r}")
     task = runs_task(paths)
     if task is TaskKind.FC:
         return _report_fc(paths, failures, data, prices)

@@ -32,6 +32,7 @@ def run_model(config: RunConfig, *, progress: ProgressSink | None = None) -> Ran
     from tfce_eval.run import run_eval
 
     refuse_running_loop("run_model", "run_model_async")
+    _check_arguments(config, progress)
 
     documents: list[Document] = []
     result = run_eval(
@@ -49,6 +50,7 @@ async def run_model_async(config: RunConfig, *, progress: ProgressSink | None = 
     from tfce_eval.report import write_score_reports
     from tfce_eval.run import run_eval_async
 
+    _check_arguments(config, progress)
     documents: list[Document] = []
     result = await run_eval_async(
         config,
@@ -57,6 +59,26 @@ async def run_model_async(config: RunConfig, *, progress: ProgressSink | None = 
         write_qa_reports=_qa_writer(documents),
     )
     return Ran(result, documents[-1] if documents else None)
+
+
+#: What a progress sink is called with: `run.ProgressSink`'s methods.
+_SINK_METHODS = ("start", "advance", "message", "stop")
+
+
+def _check_arguments(config: object, progress: object) -> None:
+    """A UsageError, before anything is written, for a config that is no RunConfig or a
+    progress that is no ProgressSink (which would fail only once the run had begun)."""
+    from tfce_eval.errors import UsageError
+    from tfce_eval.run import RunConfig
+
+    if not isinstance(config, RunConfig):
+        raise UsageError(f"config: give a run.RunConfig, not {config!r:.60}")
+    lacking = [m for m in _SINK_METHODS if not callable(getattr(progress, m, None))]
+    if progress is not None and lacking:
+        raise UsageError(
+            f"progress: give a run.ProgressSink (with {', '.join(_SINK_METHODS)}), not "
+            f"{progress!r:.40}"
+        )
 
 
 def _qa_writer(documents: list[Document]) -> Callable[[Path], None]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tfce_eval.errors import UsageError
+from tfce_eval.errors import UsageError, check_path
 from tfce_eval.model import TaskKind
 from tfce_eval.report.document import printable
 from tfce_eval.tasks import DataRef, resolve_data
@@ -62,7 +62,8 @@ def score_task(
 ) -> DataRef:
     """The dataset `data` names and the task its FILEs are scored as: the dataset's own
     (or `task`), but QA for one file of QA predictions given with a retrieval dataset
-    whose `split` has answers (QASPER-RAG's answers/). DataError for a bad dataset."""
+    whose `split` has answers (QASPER-RAG's answers/). UsageError for an unknown
+    built-in name, DataError for a dataset that cannot be read."""
     if split is not None and not isinstance(split, str):
         raise UsageError(f"split: give the name of a split, not {split!r}")
     ref = resolve_data(data, task)
@@ -102,7 +103,7 @@ def score_files(
     if not isinstance(ref, DataRef):
         ref = score_task(names, ref, split=settings.split)
     refuse_other_tasks_settings(settings, ref.task, ref.name)
-    out = Path(out_dir) if out_dir is not None else None
+    out = check_path(out_dir, "out_dir")
     beside = out_beside(tuple(names), ref.task, out_given=out is not None)
     out = out or beside
     runs: list[Path] = []

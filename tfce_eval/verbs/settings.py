@@ -11,7 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tfce_eval.errors import UsageError, check_number, check_paths
+from tfce_eval.errors import (
+    UsageError,
+    check_flag,
+    check_number,
+    check_path,
+    check_paths,
+    check_text,
+)
 from tfce_eval.model import AnswerStyle, Category, Policy, TaskKind, parse_choice
 from tfce_eval.scoring.options import CheckMode, MissingMode, ScoreOptions
 
@@ -57,8 +64,9 @@ class ScoreSettings:
         for name in ("check", "categories", "missing", "functions_dir"):
             set_field(self, name, getattr(options, name))
         check_number(self.k, "k", 1, whole=True)
-        if self.run_file is not None:
-            set_field(self, "run_file", Path(self.run_file))
+        set_field(self, "run_file", check_path(self.run_file, "run_file"))
+        for name in ("judge", "judge_base_url"):
+            check_text(getattr(self, name), name)
         measures: object = self.measures
         if not (
             measures is None
@@ -119,8 +127,8 @@ class ValidateSettings:
 
     def __post_init__(self) -> None:
         _parse_dataset_fields(self)
-        if self.functions_dir is not None:
-            object.__setattr__(self, "functions_dir", Path(self.functions_dir))
+        object.__setattr__(self, "functions_dir", check_path(self.functions_dir, "functions_dir"))
+        check_flag(self.exec_checks, "exec_checks")
 
 
 #: The fields of ValidateSettings that are for some tasks only.
@@ -145,8 +153,9 @@ def _parse_dataset_fields(settings: ScoreSettings | ValidateSettings) -> None:
     if settings.answer_style is not None:
         style = parse_choice(AnswerStyle, settings.answer_style, "answer_style")
         set_field(settings, "answer_style", style)
-    if settings.qrels is not None:
-        set_field(settings, "qrels", Path(settings.qrels))
+    set_field(settings, "qrels", check_path(settings.qrels, "qrels"))
+    for name in ("split", "corpus"):
+        check_text(getattr(settings, name), name)
 
 
 def refuse_other_tasks_settings(

@@ -65,8 +65,9 @@ def validate_data(
 ) -> Validated:
     """Check a dataset and report every problem: `ref` as `tasks.resolve_data` found it,
     or the dataset itself (a directory or builtin:NAME; None, the built-in
-    function-calling one). A UsageError for a setting of another task's datasets; a
-    DataError only when there is no dataset to check."""
+    function-calling one). A UsageError for a setting of another task's datasets, an
+    unknown built-in name, split or corpus, or a `functions_dir` that is no directory;
+    a DataError only when there is no dataset to check."""
     settings = settings or ValidateSettings()
     if not isinstance(settings, ValidateSettings):
         raise UsageError(f"settings: give a ValidateSettings, not {settings!r}")
@@ -83,8 +84,13 @@ def _validate_fc(path: Path | None, settings: ValidateSettings) -> Validated:
     from tfce_eval.exec.records import ExecOptions, default_functions_dir
     from tfce_eval.exec.validate import exec_findings
 
+    given = settings.functions_dir
+    if given is not None and settings.exec_checks and not given.is_dir():
+        # A typo must not read as a dataset whose implementations all check out.
+        raise UsageError(f"functions_dir: {given} is not a directory")
+
     def against_implementations(dataset: Dataset) -> list[Finding]:
-        found = settings.functions_dir or default_functions_dir(dataset.root)
+        found = given or default_functions_dir(dataset.root)
         if found is None or not found.is_dir():
             return []
         return exec_findings(dataset, ExecOptions(functions_dir=found))
