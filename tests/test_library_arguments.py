@@ -127,3 +127,31 @@ def test_the_async_run_is_named_at_the_top() -> None:
 
     assert tfce_eval.run_model_async is run_model_async
     assert "run_model_async" in tfce_eval.__all__
+
+
+def test_a_qa_score_in_a_running_loop_is_awaited_with_the_same_files(tmp_path: Path) -> None:
+    import asyncio
+    import json
+
+    from tfce_eval.qa import load_telco
+    from tfce_eval.verbs.score import score_files_async
+
+    data = load_telco("builtin:telco-qna")
+    preds = tmp_path / "preds.jsonl"
+    lines = [json.dumps({"id": item.id, "answer": item.reference}) for item in data.items]
+    preds.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    async def in_a_notebook() -> tuple[object, object]:
+        with pytest.raises(UsageError, match=r"^score_files\(\) .* `await score_files_async"):
+            score_files([preds], "builtin:telco-qna", out_dir=tmp_path / "sync")
+        assert not (tmp_path / "sync").exists()  # refused before anything was written
+        return await score_files_async([preds], "builtin:telco-qna", out_dir=tmp_path / "a")
+
+    awaited = asyncio.run(in_a_notebook())
+    called = score_files([preds], "builtin:telco-qna", out_dir=tmp_path / "b")
+    assert awaited.summary == called.summary  # type: ignore[attr-defined]
+    a, b = (tmp_path / d for d in "ab")
+    assert (a / "scores.jsonl").read_bytes() == (b / "scores.jsonl").read_bytes()
+    # The reports differ only where they name their directory (title, first line).
+    shown = [(d / "report.md").read_text().splitlines()[3:] for d in (a, b)]
+    assert shown[0] == shown[1] and (a / "report.html").is_file()

@@ -11,7 +11,8 @@ entry points of each task are named here and imported when first used, so that
   `load_qa_run`
 - retrieval: `load_retrieval`, `read_run`, `score_run`, `retrieve`, `load_scored_run`
 - any task, as the commands do it (`tfce_eval.verbs`): `score_task` and `score_files`,
-  `validate_data`, `report_runs`, `run_model`, `run_model_async`
+  `validate_data`, `report_runs`, `run_model`; `score_files_async` and
+  `run_model_async` inside a running event loop
 
 Each task package (`tfce_eval.qa`, `tfce_eval.retrieval`, ...) lists its whole interface
 in `__all__`. Errors that stop a call are `tfce_eval.errors.TfceError`s.
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from tfce_eval.scoring.score import score_outputs
     from tfce_eval.verbs.report import report_runs
     from tfce_eval.verbs.run import run_model, run_model_async
-    from tfce_eval.verbs.score import score_files, score_task
+    from tfce_eval.verbs.score import score_files, score_files_async, score_task
     from tfce_eval.verbs.validate import validate_data
 
 __version__ = "0.1.0"
@@ -66,6 +67,7 @@ _LAZY = {
     "load_scored_run": "tfce_eval.retrieval",
     "score_task": "tfce_eval.verbs.score",
     "score_files": "tfce_eval.verbs.score",
+    "score_files_async": "tfce_eval.verbs.score",
     "validate_data": "tfce_eval.verbs.validate",
     "report_runs": "tfce_eval.verbs.report",
     "run_model": "tfce_eval.verbs.run",
@@ -96,6 +98,7 @@ __all__ = [
     "run_model",
     "run_model_async",
     "score_files",
+    "score_files_async",
     "score_outputs",
     "score_predictions",
     "score_predictions_async",

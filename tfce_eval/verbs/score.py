@@ -96,6 +96,62 @@ def score_files(
     this score's while it works: a run or score there is a RunError naming it. A
     UsageError or DataError comes before anything is written.
     """
+    plan = _plan(files, ref, settings, out_dir)
+    from tfce_eval.scoring.lock import RunLock
+
+    if plan.ref.task is TaskKind.QA:  # its judge is awaited in a loop of its own
+        from tfce_eval.errors import refuse_running_loop
+
+        refuse_running_loop("score_files", "score_files_async")
+    # The directory is this score's while it writes (a run's too, when it is one's): no
+    # other score, and no run, writes scores, summary or reports there meanwhile.
+    with RunLock(plan.target, "score"):
+        refuse_another_runs_directory(plan.target, plan.runs)
+        if plan.ref.task is not TaskKind.QA:
+            return _score_other(plan)
+        from tfce_eval.qa.scoring import run_to_end
+
+        return run_to_end(_score_qa(plan))
+
+
+async def score_files_async(
+    files: Sequence[str | Path],
+    ref: DataRef | str | Path | None = None,
+    settings: ScoreSettings | None = None,
+    out_dir: str | Path | None = None,
+) -> Scored:
+    """`score_files` in the caller's event loop (Jupyter, an async application), where a
+    QA score's judge is awaited: the same checks, files and result. Cancelling the task
+    while it scores writes nothing, as for `qa.score_predictions_async`."""
+    plan = _plan(files, ref, settings, out_dir)
+    from tfce_eval.scoring.lock import RunLock
+
+    with RunLock(plan.target, "score"):
+        refuse_another_runs_directory(plan.target, plan.runs)
+        if plan.ref.task is not TaskKind.QA:
+            return _score_other(plan)
+        return await _score_qa(plan)
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """A score checked and ready: the dataset and task, the settings, the FILEs (none
+    for retrieval's `dataset`) and the directory the files go to."""
+
+    ref: DataRef
+    settings: ScoreSettings
+    runs: list[Path]
+    target: Path
+
+
+def _plan(
+    files: Sequence[str | Path],
+    ref: DataRef | str | Path | None,
+    settings: ScoreSettings | None,
+    out_dir: str | Path | None,
+) -> _Plan:
+    """Everything checked before the directory is locked: the settings, the FILEs and
+    where the files go. UsageError or DataError before anything is written."""
     names = _file_names(files)
     settings = settings or ScoreSettings()
     if not isinstance(settings, ScoreSettings):
@@ -113,17 +169,15 @@ def score_files(
             refuse_another_tasks_file(run, ref.task, _data_named(ref))
     # By default beside the (first) FILE; the dataset's retrieved_docs under results/.
     target = out or (runs[0].parent if runs else _retrieved_docs_dir(ref))
-    from tfce_eval.scoring.lock import RunLock
+    return _Plan(ref, settings, runs, target)
 
-    # The directory is this score's while it writes (a run's too, when it is one's): no
-    # other score, and no run, writes scores, summary or reports there meanwhile.
-    with RunLock(target, "score"):
-        refuse_another_runs_directory(target, runs)
-        if ref.task is TaskKind.FC:
-            return _score_fc(runs, ref, settings, target)
-        if ref.task is TaskKind.RETRIEVAL:
-            return _score_retrieval(runs[0] if runs else None, ref, settings, target)
-        return _score_qa(runs[0], ref, settings, target)
+
+def _score_other(plan: _Plan) -> Scored:
+    """A function-calling or retrieval score (no event loop: no judge to await)."""
+    if plan.ref.task is TaskKind.FC:
+        return _score_fc(plan.runs, plan.ref, plan.settings, plan.target)
+    run = plan.runs[0] if plan.runs else None
+    return _score_retrieval(run, plan.ref, plan.settings, plan.target)
 
 
 def _file_names(files: Sequence[str | Path]) -> list[str]:
@@ -238,14 +292,15 @@ def _score_retrieval(file: Path | None, ref: DataRef, settings: ScoreSettings, o
     return Scored(TaskKind.RETRIEVAL, out, result.summary, result.warnings, document=document)
 
 
-def _score_qa(file: Path, ref: DataRef, settings: ScoreSettings, out: Path) -> Scored:
-    from tfce_eval.qa import score_predictions
+async def _score_qa(plan: _Plan) -> Scored:
+    from tfce_eval.qa import score_predictions_async
     from tfce_eval.qa.report import qa_document
     from tfce_eval.qa.runs import load_qa_run
     from tfce_eval.report import write_document_reports
     from tfce_eval.run.judge import judge_for
     from tfce_eval.tasks.load import load_qa_dataset
 
+    file, ref, settings, out = plan.runs[0], plan.ref, plan.settings, plan.target
     dataset = load_qa_dataset(ref.directory, split=settings.split, name=printable(ref.name))
     # No model under test here: any judge may grade the file's answers.
     judge = judge_for(settings.judge, settings.judge_base_url) if settings.judge else None
@@ -255,7 +310,7 @@ def _score_qa(file: Path, ref: DataRef, settings: ScoreSettings, out: Path) -> S
         # The run's lines hold its top k chunks, no more: a deeper cut-off would be
         # named but not measured.
         k = min(k, own["run"]["k"])
-    result = score_predictions(
+    result = await score_predictions_async(
         file,
         dataset,
         extra_summary=own,
