@@ -326,3 +326,14 @@ def test_a_relative_qrels_file_is_found_from_another_directory(
     (found,) = failures(tmp_path / "run", 1)
     assert found["note"] is None  # the same judgements, read again
     assert [d["relevance"] for d in found["shown"][0]["top"]] == [1, 1]
+
+
+def test_the_failing_queries_table_reads_at_80_columns(tmp_path: Path) -> None:
+    """The value column holds text and figures: it wraps, and the query ids beside it
+    are never squeezed to a letter a line."""
+    ok("score", "dataset", "--data", "builtin:qasper-rag", "--out", tmp_path / "own")
+    out = ok("report", tmp_path / "own", "--failures", "2").stdout
+    rows = [line for line in out.splitlines() if re.match(r"^  paper\d", line)]
+    assert len(rows) >= 2 * 10  # two queries, a row per field
+    assert all(re.match(r"^  paper\d+-q\d+ +\S", line) for line in rows), out
+    assert len(out.splitlines()) < 80 and max(map(len, out.splitlines())) <= 80

@@ -251,7 +251,9 @@ def document_renderables(doc: Document) -> list[Any]:
             box=box.SIMPLE_HEAD,
         )
         for i, name in enumerate(table.columns):
-            numeric = any(_numeric(row[i]) for row in table.rows if i < len(row))
+            # Figures only: a column that also holds text (a query, a ranked list) wraps.
+            cells = [row[i] for row in table.rows if i < len(row) and row[i] is not None]
+            numeric = bool(cells) and all(_numeric(c) for c in cells)
             rich_table.add_column(
                 rich_text(name),
                 justify="right" if numeric else "left",
