@@ -226,3 +226,17 @@ def test_an_id_with_a_lone_surrogate_is_one_error_not_a_traceback(tmp_path: Path
     assert not (out / "run.trec").exists()
     checked = " ".join(invoke("validate", "--data", str(data), code=1).output.split())
     assert "holds a lone surrogate" in checked and checked.endswith("1 error, 0 warnings")
+
+
+def test_the_score_retrieve_suggests_scores_the_run_against_its_own_split(
+    tmp_path: Path,
+) -> None:
+    out, cache = tmp_path / "run", tmp_path / "cache"
+    args = ["retrieve", "--data", "builtin:qasper-rag", "--split", "dev"]
+    printed = invoke(*args, "--out", str(out), "--cache-dir", str(cache)).output
+    joined = printed.replace(" \\\n", " ")  # the command, continued with backslashes
+    (line,) = [x for x in joined.splitlines() if x.startswith("next: tfce-eval ")]
+    suggested = line.removeprefix("next: tfce-eval ").split()
+    assert suggested[-2:] == ["--split", "dev"], line
+    scored = invoke(*suggested, "--json")
+    assert json.loads(scored.stdout)["dataset"]["split"] == "dev"

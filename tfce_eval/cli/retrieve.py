@@ -159,4 +159,8 @@ def retrieve_command(
         f"({times.get('index_s', 0):.2f} s), search {times.get('search_s', 0):.2f} s"
     )
     click.echo(fold(f"written: {result.run_path}, {result.meta_path}"))
-    click.echo(fold_command("next: tfce-eval score", [str(result.run_path), "--data", str(data)]))
+    # The score of the run is against the same gold: the split, corpus and qrels given.
+    chosen = [("--split", split), ("--corpus", corpus), ("--qrels", qrels)]
+    given = [part for option, value in chosen if value for part in (option, str(value))]
+    args = [str(result.run_path), "--data", str(data), *given]
+    click.echo(fold_command("next: tfce-eval score", args))
