@@ -131,7 +131,19 @@ def test_validate_a_retrieval_dataset_without_answers_as_qa_is_one_error() -> No
     assert [f.level.value for f in checked.findings] == ["error"]
     assert "without answers" in checked.findings[0].message and checked.size is None
     as_json = cli_json("validate", "--data", "builtin:conditionalqa", "--task", "qa", code=1)
-    assert as_json == checked.to_json() == {"task": "qa", "findings": as_json["findings"]}
+    assert as_json == checked.to_json()
+    assert as_json == {
+        "task": "qa",
+        "items": None,  # nothing read whole: no count
+        "counts": {},
+        "errors": 1,
+        "warnings": 0,
+        "findings": as_json["findings"],
+    }
+    # One shape for every task.
+    fc, telco = cli_json("validate"), cli_json("validate", "--data", "builtin:telco-qna")
+    assert list(fc) == list(telco) == list(as_json)
+    assert fc["task"] == "fc" and telco["items"] == sum(telco["counts"].values()) > 0
 
 
 def cli_text(*args: str) -> str:

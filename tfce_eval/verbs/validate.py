@@ -54,10 +54,19 @@ class Validated:
         return tuple(f for f in self.findings if f.level is not Level.ERROR)
 
     def to_json(self) -> dict[str, Any]:
-        """What `validate --json` prints."""
+        """What `validate --json` prints, one shape for every task: the task, the items
+        (questions, queries) and their counts by kind (None and {} when an error means
+        a count would mislead), the numbers of errors and warnings, and the findings."""
         if self.fc is not None:
-            return self.fc.to_json()
-        return {"task": str(self.task), "findings": [f.to_json() for f in self.findings]}
+            return {"task": str(self.task), **self.fc.to_json()}
+        return {
+            "task": str(self.task),
+            "items": None if self.size is None else self.size.total,
+            "counts": {} if self.size is None else dict(self.size.parts),
+            "errors": len(self.errors),
+            "warnings": len(self.warnings),
+            "findings": [f.to_json() for f in self.findings],
+        }
 
 
 def validate_data(
