@@ -45,7 +45,18 @@ def test_what_the_documented_functions_take_and_return_is_exported() -> None:
     assert QaMissing is MissingMode
     assert score_predictions.__annotations__["missing"] == "MissingMode"
     from tfce_eval.run import RunConfig, RunResult, run_eval, run_eval_async  # noqa: F401
-    from tfce_eval.scoring import CheckMode, ScoreOptions, ScoreResult, score_outputs  # noqa: F401
+    from tfce_eval.scoring import (  # noqa: F401
+        CheckMode,
+        OptionalParams,
+        Policy,
+        ScoreOptions,
+        ScoreResult,
+        score_outputs,
+    )
+
+    # ScoreOptions's policy is built from the package that takes it.
+    options = ScoreOptions(policy=Policy(optional_params=OptionalParams.ANY))
+    assert options.policy.optional_params is OptionalParams.ANY
 
 
 def test_the_top_level_names_each_tasks_entry_points() -> None:
