@@ -219,3 +219,10 @@ def test_control_characters_are_shown_as_escapes(dataset, monkeypatch) -> None:
     assert "\x1b" not in result.output and "\x07" not in result.output
     assert "m\\x1b]0;PWNED\\x07" in result.output
     assert all(len(line) <= 80 for line in result.output.splitlines())
+
+
+def test_one_call_is_said_in_the_singular(dataset):
+    with FakeServer(FakeConfig(dataset)) as srv:
+        report = diagnose("vllm/m", base_url=srv.base_url, data=DATA, item_id="run_simple_0")
+    assert report.ok and (report.expected_calls, report.structured_calls) == (1, 1)
+    assert "1 structured tool call came back (1 expected)" in _texts(report, Level.OK)

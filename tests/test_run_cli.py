@@ -209,3 +209,14 @@ def test_request_options_reach_the_dumped_request(args, present, absent):
 def test_bad_option_values_are_usage_errors(args):
     result = CliRunner().invoke(run_command, ["--model", "vllm/m", *args])
     assert result.exit_code == 2
+
+
+@pytest.mark.parametrize(("failed", "said"), [(1, "ask it again"), (2, "ask them again")])
+def test_the_items_that_could_not_be_asked_are_counted_in_words(dataset, tmp_path, failed, said):
+    faults = {f"run_simple_{n}": ["400"] for n in range(failed)}
+    with FakeServer(FakeConfig(dataset, faults=faults)) as srv:
+        done = run_cli(srv, tmp_path, "--category", "simple")
+    assert done.returncode == 0, done.stderr
+    line = " ".join(done.stdout.split())
+    assert f"; {failed} could not be asked (request_error): run the same command" in line
+    assert f"command again to {said}" in line

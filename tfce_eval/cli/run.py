@@ -328,9 +328,10 @@ def _print_counts(result: RunResult) -> None:
     if result.resumed:
         line += f" ({result.resumed} answered earlier, {result.asked} asked now)"
     if result.request_errors:
+        them = "it" if result.request_errors == 1 else "them"
         line += (
             f"; {result.request_errors} could not be asked (request_error): run the same "
-            "command again to ask them again"
+            f"command again to ask {them} again"
         )
     click.echo(fold(line))
     click.echo(fold(f"written: {result.run_dir}"))

@@ -223,7 +223,7 @@ def _judge(provider: Provider, item: Item, raw: Mapping[str, Any]) -> list[Findi
         findings.append(
             Finding(
                 Level.OK,
-                f"{structured} structured tool calls came back ({expected} expected)",
+                f"{counted(structured, 'structured tool call')} came back ({expected} expected)",
                 item_id=item.id,
             )
         )
