@@ -673,3 +673,29 @@ def test_a_qa_runs_own_outputs_scored_again_keep_the_runs_summary_and_report(
     after = summary(run_dir)
     assert after["run"] == before["run"] and after["overall"] == before["overall"]
     assert (run_dir / "report.md").read_text(encoding="utf-8") == report
+
+
+def test_the_lift_table_holds_paired_figures_only(tmp_path: Path) -> None:
+    """A run over fewer items than the other: an answer type whose items differ is left
+    out of the lift table (its note says why), and each row's accuracies are over the
+    items both runs answered, as its test is."""
+    wrong = frozenset(t.id for t in TRUTH if t.answer_type == "tf")
+    mc = [t.id for t in TRUTH if t.answer_type == "mc"]
+    fewer = [t.id for t in TRUTH if t.answer_type != "mc"] + mc[:1]
+    with serve(qa_wrong=wrong) as server:
+        common = ["--model", "vllm/m", "--base-url", server.base_url, "--out", str(tmp_path)]
+        run(*common, "--run-name", "all")
+    with serve() as server:
+        common = ["--model", "vllm/m", "--base-url", server.base_url, "--out", str(tmp_path)]
+        run(*common, "--run-name", "some", "--ids", ",".join(fewer))
+    argv = ["report", str(tmp_path / "all"), str(tmp_path / "some"), "--format", "md"]
+    shown = CliRunner().invoke(main, argv)
+    assert shown.exit_code == 0, shown.output
+    lift = shown.output.split("## RAG lift: B against A")[1].split("##")[0]
+    rows = [line for line in lift.splitlines() if line.startswith("| ") and "---" not in line]
+    kinds = [row.split("|")[1].strip() for row in rows[1:]]
+    assert "mc" not in kinds and "tf" in kinds, lift
+    (tf,) = [row for row in rows if row.startswith("| tf |")]
+    n = sum(1 for t in TRUTH if t.answer_type == "tf")
+    assert tf.startswith(f"| tf | {n} | 0.000 | 1.000 | 1.000 |"), tf
+    assert "mc: " in shown.output  # the note says why mc is not paired

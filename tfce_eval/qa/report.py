@@ -300,11 +300,14 @@ def _pair(a: QaRun, b: QaRun) -> Document:
     lift_rows: list[tuple[Cell, ...]] = []
     for row in [*paired["rows"], *([paired["overall"]] if paired["overall"] else [])]:
         kind = row["category"]
+        if row["p_value"] is None:
+            continue  # its items differ: unpaired figures do not belong here (its note)
         if kind == "open":
             va, vb = row["mean_a"], row["mean_b"]
-        else:
-            key = "overall" if kind == "mc+tf" else kind
-            va, vb = _metric(a.summary, key, "accuracy"), _metric(b.summary, key, "accuracy")
+        else:  # over the paired items, as the test: right in both, or in one only
+            n = row["n"]
+            va = (row["both"] + row["only_a"]) / n if n else None
+            vb = (row["both"] + row["only_b"]) / n if n else None
         diff = vb - va if va is not None and vb is not None else None
         lift_rows.append((kind, row["n"], va, vb, diff, row["p_value"], row["test"]))
     # Only the types tested: one whose items differ says why in its note, not as zeros.
@@ -357,8 +360,8 @@ def _lift_table(paired: Mapping[str, Any], rows: tuple[tuple[Cell, ...], ...]) -
         "RAG lift: B against A",
         ("type", "n", "A", "B", "B - A", "p", "test"),
         rows,
-        f"mc, tf: accuracy; open: mean {measure} over the paired items. p: two-sided, on "
-        "the items both runs answered.",
+        f"Over the items both runs answered: mc, tf accuracy; open mean {measure}. p: "
+        "two-sided, on the same items.",
         digits=3,
     )
 
