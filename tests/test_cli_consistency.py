@@ -325,3 +325,16 @@ def test_validate_shows_a_split_named_with_a_control_character_as_its_escape(
     said = invoke("validate", "--data", root, code=0).output
     assert "\x1b" not in said
     assert "tr\\x1b[2Jain 1" in unfold(said)
+
+
+def test_run_and_retrieve_give_the_same_cache_default() -> None:
+    """Both keep BM25 indexes in one cache, and say where alike."""
+    from click.testing import CliRunner
+
+    from tfce_eval.cli import main
+
+    said = []
+    for command in ("run", "retrieve"):
+        shown = CliRunner().invoke(main, [command, "--help"])
+        said.append(" ".join(shown.output.split("--cache-dir")[1].split("\n  --")[0].split()))
+    assert all("$XDG_CACHE_HOME/tfce-eval/bm25, else ~/.cache/tfce-eval/bm25" in s for s in said)

@@ -100,7 +100,8 @@ def _resume_command() -> str | None:
 @click.option(
     "--cache-dir",
     type=click.Path(path_type=Path, file_okay=False),
-    help="qa --context bm25: where indexes are kept. Default: ~/.cache/tfce-eval/bm25.",
+    help="qa --context bm25: where indexes are kept. Default: "
+    "$XDG_CACHE_HOME/tfce-eval/bm25, else ~/.cache/tfce-eval/bm25.",
 )
 @judge_options
 @click.option(
