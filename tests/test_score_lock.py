@@ -139,6 +139,7 @@ def test_a_runs_own_outputs_scored_again_keep_the_runs_report(
     assert summary["run"] == {"provider": "vllm", "model": "m", "mode": "fc"}
     code, said = score(str(run_dir / "outputs.jsonl"), "--category", "simple")
     assert code == 0, said
+    assert said.startswith("r: model vllm/m; mode fc; dataset builtin:tfce")  # as the run's
     assert (run_dir / "report.md").read_text(encoding="utf-8") == first
     again = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
     assert again["run"] == summary["run"]  # the summary still names the run's model

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -50,13 +50,16 @@ def print_warnings(warnings: Iterable[str]) -> None:
         click.echo(fold(shown(warning), "warning: "), err=True)
 
 
-def print_summary(result: ScoreResult) -> None:
-    """The per-category table on stdout, then where the files are."""
+def print_summary(result: ScoreResult, run_info: Mapping[str, Any] | None = None) -> None:
+    """The per-category table on stdout, then where the files are; `run_info`, the
+    run.json of the run whose outputs these are, names its model as its report does."""
     from tfce_eval.report import RunView, render_table
 
     run_dir = result.run_dir
     assert run_dir is not None  # scored into a directory
-    view = RunView(run_dir.path.resolve().name, run_dir.path, result.summary, result.records, None)
+    name = run_dir.path.resolve().name
+    info = dict(run_info) if run_info is not None else None
+    view = RunView(name, run_dir.path, result.summary, result.records, info)
     stdout_console().print(render_table([view]))
     # The directory once, then the file names: the line stays short whatever the path.
     files = (run_dir.scores, run_dir.summary, run_dir.report_md, run_dir.report_html)

@@ -97,7 +97,7 @@ def score_command(
     if scored.fc is not None and not as_json:
         from tfce_eval.cli.render import print_summary
 
-        print_summary(scored.fc)
+        print_summary(scored.fc, scored.run_info)
     elif scored.document is not None and not as_json:
         from tfce_eval.cli.render import print_document, written_line
 

@@ -52,6 +52,8 @@ class Scored:
     warnings: tuple[str, ...]
     fc: ScoreResult | None = None
     document: Document | None = None
+    #: run.json of the run whose own outputs were scored again (its model, mode, times).
+    run_info: Mapping[str, Any] | None = None
 
 
 def score_task(
@@ -234,7 +236,7 @@ def _score_fc(runs: list[Path], ref: DataRef, settings: ScoreSettings, out: Path
         runs, dataset, settings.fc_options(), out, extra_summary=_run_summary(own)
     )
     write_score_reports(result, dataset, own)
-    return Scored(TaskKind.FC, out, result.summary, result.warnings, fc=result)
+    return Scored(TaskKind.FC, out, result.summary, result.warnings, fc=result, run_info=own)
 
 
 def _own_run(directory: Path, files: list[Path]) -> dict[str, Any] | None:
