@@ -121,6 +121,10 @@ def test_one_run_report(runs: tuple[Path, Path]) -> None:
     assert open_row[0] == 4 and open_row[1] is None  # no judge
     assert open_row[4] == pytest.approx(0.75)
     assert "lexical" in doc.tables[1].note
+    # A table's note ends it: a blank line comes before the next table's title.
+    lines = text.splitlines()
+    note_end = lines.index("Parse and request errors count as wrong.")
+    assert lines[note_end + 1 : note_end + 3] == ["", doc.tables[1].title]
     hit = doc.tables[4].rows
     assert hit[0][:5] == ("canonical", 5, 12, 12, 1.0)
     assert hit[1][:5] == ("chunk", 5, 12, 12, 1.0)

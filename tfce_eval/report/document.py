@@ -239,7 +239,9 @@ def document_renderables(doc: Document) -> list[Any]:
     parts.extend(Folded(line) for line in doc.about)
     if doc.about:
         parts.append(rich_text(""))
-    for table in doc.tables:
+    for n, table in enumerate(doc.tables):
+        if n and doc.tables[n - 1].note:
+            parts.append(rich_text(""))  # the note above ends its table: a line between
         if not table.rows:  # a heading and its note, not a header over nothing
             parts.append(rich_text(table.title, style="table.title"))
             if table.note:
