@@ -69,7 +69,10 @@ CMAKE_FLAGS=(
 read -r -a extra_flags <<<"${CMAKE_ARGS:-}"
 CMAKE_FLAGS+=("${extra_flags[@]}")
 
-say() { printf 'real_model_smoke: %s\n' "$*"; }
+# Folded at spaces to 80 columns, later lines indented, as tfce-eval folds its own.
+say() {
+    printf 'real_model_smoke: %s\n' "$*" | fold -s -w 76 | sed -e 's/ *$//' -e '2,$s/^/    /'
+}
 # The smoke test cannot run here: say what and why, and stop (exit 2).
 cannot() {
     say "CANNOT RUN: $*" >&2
