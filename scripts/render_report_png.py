@@ -28,9 +28,7 @@ from tfce_eval.errors import TfceError  # noqa: E402
 from tfce_eval.report import ReportFormat, load_run, render  # noqa: E402
 from tfce_eval.scoring.score import ScoreOptions, score_outputs  # noqa: E402
 
-INSTALL_HINT = (
-    "install it with:\n  apt-get update && apt-get install -y chromium fonts-noto-cjk"
-)
+INSTALL_HINT = "install it with:\n  apt-get update && apt-get install -y chromium fonts-noto-cjk"
 
 
 def find_chromium(explicit: str | None) -> str:

@@ -347,3 +347,21 @@ def test_failures_list_only_categories_with_failures(tmp_path: Path) -> None:
         code, out, err = invoke(tmp_path / "right", "--failures", "3", "--format", fmt)
         assert code == 0, err
         assert out.rstrip().endswith(("No item failed.", "_No item failed._")), out
+
+
+@pytest.mark.parametrize("task", ["fc", "qa", "retrieval"])
+def test_a_file_given_as_a_run_directory_is_called_what_it_is(tmp_path: Path, task: str) -> None:
+    """A file is no missing directory: the message says what is there."""
+    from tfce_eval.errors import DataError
+    from tfce_eval.qa import load_qa_run
+    from tfce_eval.report import load_run
+    from tfce_eval.retrieval import load_scored_run
+
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("x\n", encoding="utf-8")
+    loader = {"fc": load_run, "qa": load_qa_run, "retrieval": load_scored_run}[task]
+    with pytest.raises(DataError) as info:
+        loader(a_file)
+    assert info.value.message == "not a directory" and info.value.path == str(a_file)
+    code, _, err = invoke(a_file)
+    assert code == 1 and unfold(err).startswith(f"error: {a_file}: not a directory")

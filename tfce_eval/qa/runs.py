@@ -21,7 +21,7 @@ from tfce_eval.qa.judge import Grade
 from tfce_eval.qa.records import ErrorType, QaScore
 from tfce_eval.qa.summary import summarise
 from tfce_eval.scoring.options import MissingMode
-from tfce_eval.scoring.rundir import RUN_JSON, SCORES, SUMMARY, check_run_task
+from tfce_eval.scoring.rundir import RUN_JSON, SCORES, SUMMARY, check_run_task, no_run_directory
 
 _HINT = "give a directory written by `tfce-eval score` or `tfce-eval run` on a QA dataset"
 
@@ -135,7 +135,7 @@ def load_qa_run(path: str | Path, name: str | None = None) -> QaRun:
     if run_dir.is_file() and run_dir.name == SUMMARY:
         run_dir = run_dir.parent
     if not run_dir.is_dir():
-        raise DataError("run directory not found", path=str(run_dir), hint=_HINT)
+        raise DataError(no_run_directory(run_dir), path=str(run_dir), hint=_HINT)
     check_run_task(run_dir, TaskKind.QA)
     scores, summary_file = run_dir / SCORES, run_dir / SUMMARY
     if not scores.is_file() and not summary_file.is_file():

@@ -21,6 +21,7 @@ from tfce_eval.scoring.rundir import (
     SUMMARY,
     RunDir,
     check_run_task,
+    no_run_directory,
     read_json,
     read_scores,
 )
@@ -82,7 +83,7 @@ def load_run(run_dir: str | Path, *, keep_details: int | None = None) -> RunView
         run_dir = run_dir.parent
     if not run_dir.is_dir():
         raise DataError(
-            "run directory not found",
+            no_run_directory(run_dir),
             path=str(run_dir),
             hint="give a directory written by `tfce-eval run` or `tfce-eval score --out`",
         )

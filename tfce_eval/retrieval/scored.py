@@ -14,7 +14,7 @@ from tfce_eval.errors import DataError
 from tfce_eval.jsonl import JsonLines, read_json
 from tfce_eval.model import TaskKind
 from tfce_eval.retrieval.score import QueryScore, ScoredRun
-from tfce_eval.scoring.rundir import SCORES, SUMMARY, check_run_task
+from tfce_eval.scoring.rundir import SCORES, SUMMARY, check_run_task, no_run_directory
 
 _HINT = "score the run again: tfce-eval score RUN --data DIR --out DIR"
 #: What a report says of a directory that is not there, as fc and QA reports say it.
@@ -51,7 +51,7 @@ def load_scored_run(path: str | Path, name: str | None = None) -> ScoredRun:
     if root.is_file() and root.name == SUMMARY:  # DIR/summary.json, as fc and QA read it
         root = root.parent
     if not root.is_dir():
-        raise DataError("run directory not found", path=str(root), hint=_DIR_HINT)
+        raise DataError(no_run_directory(root), path=str(root), hint=_DIR_HINT)
     check_run_task(root, TaskKind.RETRIEVAL)
     summary = _read_summary(root / SUMMARY)
     measures = list(summary["measures"])

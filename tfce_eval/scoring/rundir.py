@@ -52,6 +52,7 @@ __all__ = [
     "index_outputs",
     "is_request_error",
     "iter_json_lines",
+    "no_run_directory",
     "read_json",
     "read_scores",
     "truncate_torn_tail",
@@ -75,6 +76,12 @@ RUN_READERS = {
     TaskKind.QA: "tfce_eval.qa.load_qa_run",
     TaskKind.RETRIEVAL: "tfce_eval.retrieval.load_scored_run",
 }
+
+
+def no_run_directory(path: Path) -> str:
+    """What is wrong with `path`, given as a run directory that is none: not there, or
+    something else (a file) there."""
+    return "not a directory" if path.exists() else "run directory not found"
 
 
 def check_run_task(run_dir: Path, task: TaskKind) -> None:
