@@ -185,13 +185,13 @@ def test_every_command_stopped_by_a_signal_says_so_in_one_line(
 
 
 #: The `tfce-eval` script's entry point, sending itself a signal as the command line
-#: loads (in the middle of importing click), where Python raises it inside an import.
+#: loads (as a module is first imported), where Python raises it inside an import.
 _WHILE_LOADING = """
 import builtins, os, signal, sys
-sig = int(sys.argv.pop(1))
+sig, module = int(sys.argv.pop(1)), sys.argv.pop(1)
 real_import = builtins.__import__
 def loading(name, *args, **kwargs):
-    if name == "click" and "click" not in sys.modules:
+    if name == module and module not in sys.modules:
         os.kill(os.getpid(), sig)
     return real_import(name, *args, **kwargs)
 builtins.__import__ = loading
@@ -201,12 +201,13 @@ console()
 
 
 @pytest.mark.parametrize("sig", [SIGINT, SIGTERM])
+@pytest.mark.parametrize("module", ["threading", "click"])  # the first handler's, the next
 def test_a_signal_while_the_command_line_loads_says_so_in_one_line(
-    sig: int, tmp_path: Path
+    sig: int, module: str, tmp_path: Path
 ) -> None:
     argv = ["score", str(OUTPUTS), "--out", "o"]
     proc = subprocess.run(
-        [sys.executable, "-c", _WHILE_LOADING, str(int(sig)), *argv],
+        [sys.executable, "-c", _WHILE_LOADING, str(int(sig)), module, *argv],
         env=run_env(SECRET),
         cwd=tmp_path,
         capture_output=True,

@@ -3,13 +3,25 @@ SIGTERM from its first moment."""
 
 from __future__ import annotations
 
+import signal
+
 
 def console() -> None:
     """Run the command line. A signal while it loads is noted, not raised inside an
-    import (a traceback): the command then stops at once with its one line."""
+    import (a traceback): the command then stops at once with its one line. The first
+    handler needs nothing but `signal`, so that nothing is loaded before it."""
+    noted: list[int] = []
+
+    def note(signum: int, frame: object) -> None:
+        if not noted:
+            noted.append(signum)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(sig) is not signal.SIG_IGN:  # a background job's stays
+            signal.signal(sig, note)
     from tfce_eval import stopping
 
-    stopping.hear_early()
+    stopping.hear_early(noted)
     from tfce_eval.cli import main
 
     main()

@@ -30,7 +30,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType, TracebackType
 from typing import Any, TypeVar
@@ -240,12 +240,14 @@ def _noted(signum: int, frame: FrameType | None) -> None:
         _STATE.signum = signum
 
 
-def hear_early() -> None:
+def hear_early(noted: Sequence[int] = ()) -> None:
     """From now until `listening` begins, a signal is noted rather than raised: the
     `tfce-eval` script calls this before it imports the command line, so that Ctrl-C
     while it loads (a KeyboardInterrupt inside an import, with a traceback) becomes a
-    stop that `listening` hands on and the command's first `check()` raises. For the
-    process only: the handlers are not put back. Outside the main thread: nothing."""
+    stop that `listening` hands on and the command's first `check()` raises. `noted`:
+    the signals its own first handler heard before this module loaded (read once this
+    one's handlers are in place, so that none falls between). For the process only:
+    the handlers are not put back. Outside the main thread: nothing."""
     global _STATE
     if threading.current_thread() is not threading.main_thread():
         return
@@ -254,6 +256,8 @@ def hear_early() -> None:
     for sig in SIGNALS:
         if signal.getsignal(sig) is not signal.SIG_IGN:
             signal.signal(sig, _noted)
+    if noted and _STATE.signum is None:
+        _STATE.signum = noted[0]
 
 
 @contextmanager
