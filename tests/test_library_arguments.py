@@ -76,6 +76,11 @@ def test_a_run_config_refuses_the_fields_of_another_tasks_datasets() -> None:
     )
     # Given empty, as the command line passes an option given empty: not given.
     assert RunConfig(model="vllm/m", split="", judge="").split is None
+    assert ScoreSettings(split="", corpus="", judge="").split is None
+    with pytest.raises(UsageError, match=r"^out: give the directory runs go into, not ''"):
+        RunConfig(model="vllm/m", out="")
+    with pytest.raises(UsageError, match=r"; x\.json is a function-calling dataset$"):
+        RunConfig(model="vllm/m", questions=["x.json"], split="dev")
     assert RunConfig(model="vllm/m", categories=[]).categories is None  # all
 
 
@@ -105,6 +110,9 @@ def test_a_run_with_no_functions_package_stops_before_asking(
 def test_validate_says_a_functions_dir_that_is_not_there(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match=r"^functions_dir: .*nowhere is not a directory"):
         validate_data(None, ValidateSettings(functions_dir=tmp_path / "nowhere"))
+    (tmp_path / "empty").mkdir()  # no functions package in it, as run and score say
+    with pytest.raises(DataError, match=r"(?s)empty: no functions package here.*--no-exec"):
+        validate_data(None, ValidateSettings(functions_dir=tmp_path / "empty"))
     # Not asked to check against implementations: nothing to say about them.
     unchecked = ValidateSettings(functions_dir=tmp_path / "nowhere", exec_checks=False)
     assert validate_data(None, unchecked).errors == ()
@@ -155,3 +163,16 @@ def test_a_qa_score_in_a_running_loop_is_awaited_with_the_same_files(tmp_path: P
     # The reports differ only where they name their directory (title, first line).
     shown = [(d / "report.md").read_text().splitlines()[3:] for d in (a, b)]
     assert shown[0] == shown[1] and (a / "report.html").is_file()
+
+
+@pytest.mark.parametrize("verb", ["score", "validate"])
+def test_a_split_given_empty_is_the_default_split(tmp_path: Path, verb: str) -> None:
+    from click.testing import CliRunner
+
+    from tfce_eval.cli import main
+
+    args = ["--data", "builtin:qasper-rag", "--split", ""]
+    if verb == "score":
+        args = ["dataset", *args, "--out", str(tmp_path / "s")]
+    done = CliRunner().invoke(main, [verb, *args])
+    assert done.exit_code == 0, done.output

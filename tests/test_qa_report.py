@@ -126,6 +126,11 @@ def test_one_run_report(runs: tuple[Path, Path]) -> None:
     note_end = lines.index("Parse and request errors count as wrong.")
     assert lines[note_end + 1 : note_end + 3] == ["", doc.tables[1].title]
     hit = doc.tables[4].rows
+    # The interval column is figures ("-" where there is none): right-aligned throughout.
+    canonical, chunk = (
+        next(x for x in lines if x.startswith(f"  {kind} ")) for kind in ("canonical", "chunk")
+    )
+    assert chunk.endswith(" -") and len(chunk) == len(canonical), (canonical, chunk)
     assert hit[0][:5] == ("canonical", 5, 12, 12, 1.0)
     assert hit[1][:5] == ("chunk", 5, 12, 12, 1.0)
     for fmt in ("md", "csv", "html", "json"):

@@ -668,11 +668,17 @@ def test_a_qa_runs_own_outputs_scored_again_keep_the_runs_summary_and_report(
     about += f"builtin:telco-qna/set_24.json (sha256 {digest}); started "
     assert report.splitlines()[2].startswith(about), report
     argv = ["score", str(run_dir / "outputs.jsonl"), "--data", "builtin:telco-qna"]
-    scored = CliRunner().invoke(main, argv)
+    scored = CliRunner().invoke(main, [*argv, "--k", "2"])
     assert scored.exit_code == 0, scored.output
     after = summary(run_dir)
     assert after["run"] == before["run"] and after["overall"] == before["overall"]
     assert (run_dir / "report.md").read_text(encoding="utf-8") == report
+    # A deeper cut-off than the run's is not measured: the score says so and uses 2.
+    deeper = CliRunner().invoke(main, [*argv, "--k", "4"])
+    assert deeper.exit_code == 0, deeper.output
+    said = " ".join(deeper.stderr.split())
+    assert "warning: the canonical hit rate is at k=2, not 4: the run's lines hold" in said
+    assert summary(run_dir)["canonical_hit"]["k"] == 2
 
 
 def test_the_lift_table_holds_paired_figures_only(tmp_path: Path) -> None:
@@ -695,6 +701,7 @@ def test_the_lift_table_holds_paired_figures_only(tmp_path: Path) -> None:
     rows = [line for line in lift.splitlines() if line.startswith("| ") and "---" not in line]
     kinds = [row.split("|")[1].strip() for row in rows[1:]]
     assert "mc" not in kinds and "tf" in kinds, lift
+    assert "mc+tf" not in kinds  # tf alone is no pooled row
     (tf,) = [row for row in rows if row.startswith("| tf |")]
     n = sum(1 for t in TRUTH if t.answer_type == "tf")
     assert tf.startswith(f"| tf | {n} | 0.000 | 1.000 | 1.000 |"), tf

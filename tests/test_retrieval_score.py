@@ -323,6 +323,11 @@ def test_the_report_says_which_run_and_which_gold_it_is_of(tmp_path: Path) -> No
     assert f", split {split}" in markdown[2]
     html = (out / "report.html").read_text(encoding="utf-8")
     assert f"<ul><li>{about}" in html
+    as_json = json.loads(CliRunner().invoke(main, ["report", str(out), "--format", "json"]).output)
+    (described,) = as_json["runs"]
+    assert described["run"]["sha256"].startswith(digest) and described["run"]["form"] == "trec"
+    assert described["dataset"]["gold_sha256"].startswith(gold)
     shown = CliRunner().invoke(main, ["report", str(out)])
-    assert shown.exit_code == 0 and shown.output.splitlines()[1] == "out: run"  # the path folds
+    assert shown.exit_code == 0
+    assert " ".join(shown.output.split()).startswith(f"Retrieval: out {about}"), shown.output
     _fits(shown.output)

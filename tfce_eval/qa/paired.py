@@ -123,7 +123,7 @@ def paired_data(a: QaRun, b: QaRun) -> dict[str, Any]:
             rows.append(open_row)
     closed = [r for r in rows if r["test"] == "McNemar exact" and r["p_value"] is not None]
     overall = None
-    if closed:
+    if len(closed) > 1:  # mc and tf both paired: one of them alone is no pooled row
         sums = {f: sum(r[f] for r in closed) for f in ("n", "both", "only_a", "only_b", "neither")}
         overall = {
             "category": "mc+tf",

@@ -155,7 +155,7 @@ def _single_tables(run: QaRun) -> list[Table]:
                     chunk.get("questions"),
                     chunk.get("hits"),
                     _num(chunk.get("rate")),
-                    "-",
+                    None,  # no interval: shown as "-", and the column stays figures
                 )
             )
         tables.append(

@@ -264,6 +264,7 @@ def score_predictions(
     concurrency: int = 8,
     run_file: str | Path | None = None,
     extra_summary: Mapping[str, Any] | None = None,
+    warnings: Sequence[str] = (),
 ) -> QaResult:
     """Score a predictions file (Q5): read it within bounds, then as `score_outputs`.
 
@@ -272,7 +273,8 @@ def score_predictions(
     carries its own beside it is a UsageError. A bad line stops with a DataError naming
     it before anything is written. Inside an event loop (Jupyter, an async application)
     await `score_predictions_async` instead. `extra_summary`: more keys for
-    summary.json (a run's `run`, when its own outputs are scored again).
+    summary.json (a run's `run`, when its own outputs are scored again); `warnings`:
+    the caller's, said first with the score's own.
     """
     refuse_running_loop("score_predictions", "score_predictions_async")
     return run_to_end(
@@ -289,6 +291,7 @@ def score_predictions(
             concurrency=concurrency,
             run_file=run_file,
             extra_summary=extra_summary,
+            warnings=warnings,
         )
     )
 
@@ -307,6 +310,7 @@ async def score_predictions_async(
     concurrency: int = 8,
     run_file: str | Path | None = None,
     extra_summary: Mapping[str, Any] | None = None,
+    warnings: Sequence[str] = (),
 ) -> QaResult:
     """`score_predictions` in the caller's event loop (same options)."""
     ids = frozenset(i.id for i in dataset.items)
@@ -318,7 +322,7 @@ async def score_predictions_async(
         specs = any(item.spec for item in dataset.items)
         run = read_context_run(run_file, ids, k, specs=specs)
         retrieved = run.chunks
-    notes = list(run.warnings) if run else []
+    notes = [*warnings, *(run.warnings if run else ())]
 
     def outputs() -> Iterator[QaOutput]:
         yield from reader if run_file is None else refuse_own_retrieved(reader, path, run_file)

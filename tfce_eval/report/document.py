@@ -237,8 +237,8 @@ def document_renderables(doc: Document) -> list[Any]:
 
     parts: list[Any] = [rich_text(doc.title, style="bold")]
     parts.extend(Folded(line) for line in doc.about)
-    if doc.about:
-        parts.append(rich_text(""))
+    if doc.about and doc.tables and doc.tables[0].title:
+        parts.append(rich_text(""))  # an untitled table's blank top edge is one already
     for n, table in enumerate(doc.tables):
         if n and doc.tables[n - 1].note:
             parts.append(rich_text(""))  # the note above ends its table: a line between
@@ -267,6 +267,8 @@ def document_renderables(doc: Document) -> list[Any]:
         parts.append(rich_table)
         if table.note:  # under the table, folded at the console's width, not the table's
             parts.append(rich_text(table.note))
+    if doc.notes and doc.tables and doc.tables[-1].note:
+        parts.append(rich_text(""))  # the last table's note is not the report's
     parts.extend(rich_text(note) for note in doc.notes)
     return [Trimmed(part) for part in parts]
 

@@ -61,6 +61,8 @@ def _run_json(label: str, run: ScoredRun) -> dict[str, Any]:
         "label": label,
         "name": run.name,
         "path": None if run.path is None else str(run.path),
+        "run": run.summary.get("run"),  # the file scored: path, form, digest
+        "dataset": run.summary.get("dataset"),  # the gold: split, corpus, digests
         "queries": run.summary["queries"],
         "coverage": run.summary["coverage"],
         "measures": run.summary["measures"],

@@ -130,7 +130,7 @@ class RunConfig:
         # Parsed here once, so that every `task is TaskKind.QA` downstream holds.
         set_field = object.__setattr__
         data = self.data
-        named = "builtin:tfce" if data is None else str(data)
+        given_data: object = data  # as the user named it, for messages
         check_text(self.model, "model", optional=False)
         if self.task is None or str(data).startswith("builtin:"):
             if self.task is None and data is None:
@@ -153,10 +153,11 @@ class RunConfig:
             set_field(self, "context", ContextSpec.parse(context, 5))
         if self.categories is not None and not self.categories:
             set_field(self, "categories", None)  # none given: all, as `--category ""`
+        out: object = self.out
+        if out is None or out == "":
+            raise UsageError(f"out: give the directory runs go into, not {out!r}")
         for name in ("out", "corpus", "functions_dir", "cache_dir"):
             set_field(self, name, check_path(getattr(self, name), name))
-        if self.out is None:
-            raise UsageError("out: give a directory for the run's directory, not None")
         for name in ("run_name", "base_url", "split", "judge", "judge_base_url"):
             check_text(getattr(self, name), name)
         for name in ("split", "judge", "judge_base_url"):
@@ -172,17 +173,22 @@ class RunConfig:
         set_field(self, "ids", tuple(self.ids))
         if not all(isinstance(i, str) for i in self.ids):
             raise UsageError(f"ids: give ids as text, not {self.ids[:3]!r}")
-        self._refuse_other_tasks_fields(named)
+        self._refuse_other_tasks_fields(given_data)
         # The limits the command line's options have, for a library caller too.
         check_number(self.concurrency, "concurrency", 1, whole=True)
         check_number(self.limit, "limit", 1, whole=True, optional=True)
         check_number(self.timeout_s, "timeout_s", 0.001)
         check_number(self.exec_timeout_s, "exec_timeout_s", 0.1, EXEC_TIMEOUT_MAX_S)
 
-    def _refuse_other_tasks_fields(self, data: str) -> None:
+    def _refuse_other_tasks_fields(self, given_data: object) -> None:
         """A UsageError naming each field given (not at its default) for another task's
         datasets, as the command line refuses the options: ignored, it would make a run
-        that is not the one asked for."""
+        that is not the one asked for. The data is named as given: the question files
+        given in its place, else the built-in dataset."""
+        data = str(given_data) if given_data is not None else "builtin:tfce"
+        if given_data is None and self.questions:
+            first, *more = map(str, self.questions)
+            data = first + (f" (with {len(more)} more)" if more else "")
         given = [
             (name, tasks)
             for name, tasks in _RUN_FIELD_TASKS.items()

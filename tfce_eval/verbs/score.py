@@ -68,6 +68,7 @@ def score_task(
     built-in name, DataError for a dataset that cannot be read."""
     if split is not None and not isinstance(split, str):
         raise UsageError(f"split: give the name of a split, not {split!r}")
+    split = split or None  # given empty: not given
     ref = resolve_data(data, task)
     # Only a retrieval dataset's files are looked at: a function-calling score loads
     # nothing of QA or retrieval.
@@ -307,11 +308,16 @@ async def _score_qa(plan: _Plan) -> Scored:
     # No model under test here: any judge may grade the file's answers.
     judge = judge_for(settings.judge, settings.judge_base_url) if settings.judge else None
     own = _run_summary(_own_run(out, [file]))
-    k = settings.k
-    if own is not None and isinstance(own["run"].get("k"), int):
+    k, said = settings.k, []
+    deepest = own["run"].get("k") if own is not None else None
+    if isinstance(deepest, int) and k > deepest:
         # The run's lines hold its top k chunks, no more: a deeper cut-off would be
         # named but not measured.
-        k = min(k, own["run"]["k"])
+        said.append(
+            f"the canonical hit rate is at k={deepest}, not {k}: the run's lines hold its "
+            f"top {deepest} chunks (--k {deepest} when it ran)"
+        )
+        k = deepest
     result = await score_predictions_async(
         file,
         dataset,
@@ -322,6 +328,7 @@ async def _score_qa(plan: _Plan) -> Scored:
         k=k,
         missing=settings.missing,
         run_file=settings.run_file,
+        warnings=said,
     )
     document = qa_document([load_qa_run(out)])
     write_document_reports(out, document)

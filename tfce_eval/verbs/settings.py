@@ -67,6 +67,8 @@ class ScoreSettings:
         set_field(self, "run_file", check_path(self.run_file, "run_file"))
         for name in ("judge", "judge_base_url"):
             check_text(getattr(self, name), name)
+            if getattr(self, name) == "":
+                set_field(self, name, None)
         measures: object = self.measures
         if not (
             measures is None
@@ -156,6 +158,8 @@ def _parse_dataset_fields(settings: ScoreSettings | ValidateSettings) -> None:
     set_field(settings, "qrels", check_path(settings.qrels, "qrels"))
     for name in ("split", "corpus"):
         check_text(getattr(settings, name), name)
+        if getattr(settings, name) == "":
+            set_field(settings, name, None)  # given empty: not given, as on the command line
 
 
 def refuse_other_tasks_settings(

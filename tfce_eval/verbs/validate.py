@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tfce_eval.errors import UsageError
+from tfce_eval.errors import DataError, UsageError
 from tfce_eval.model import Finding, Level, TaskKind
 from tfce_eval.tasks import DataRef, resolve_data
 from tfce_eval.verbs.settings import ValidateSettings, refuse_other_tasks_settings
@@ -94,9 +94,16 @@ def _validate_fc(path: Path | None, settings: ValidateSettings) -> Validated:
     from tfce_eval.exec.validate import exec_findings
 
     given = settings.functions_dir
-    if given is not None and settings.exec_checks and not given.is_dir():
+    if given is not None and settings.exec_checks:
         # A typo must not read as a dataset whose implementations all check out.
-        raise UsageError(f"functions_dir: {given} is not a directory")
+        if not given.is_dir():
+            raise UsageError(f"functions_dir: {given} is not a directory")
+        if not (given / "__init__.py").is_file():
+            raise DataError(
+                "no functions package here (it needs an __init__.py)",
+                path=str(given),
+                hint="point --functions at a directory of implementations, or give --no-exec",
+            )
 
     def against_implementations(dataset: Dataset) -> list[Finding]:
         found = given or default_functions_dir(dataset.root)
