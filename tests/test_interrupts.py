@@ -495,3 +495,43 @@ def test_a_signal_long_after_the_stop_ends_a_command_stuck_stopping(
         cwd=tmp_path,
     )
     assert (done.returncode, done.stdout) == (code, said), done.stderr
+
+
+#: Started before `python -m tfce_eval` (sitecustomize): once the command listens, the
+#: first text given to exec() (as dataclasses make their methods) sends SIGTERM from
+#: inside it, and says so in a file.
+_SIGNAL_INSIDE_EXEC = """
+import builtins, os, signal, sys
+_exec = builtins.exec
+def exec_(source, *args, **kwargs):
+    stopping = sys.modules.get("tfce_eval.stopping")
+    heard = getattr(stopping, "_heard", None)
+    if isinstance(source, str) and heard and signal.getsignal(signal.SIGTERM) is heard:
+        builtins.exec = _exec
+        open(os.environ["SENT_FILE"], "w").close()
+        source = "import os, signal; os.kill(os.getpid(), signal.SIGTERM)\\n" + source
+    return _exec(source, *args, **kwargs)
+builtins.exec = exec_
+"""
+
+
+def test_python_m_stopped_inside_exec_text_exits_as_stopped(tmp_path: Path) -> None:
+    """CPython marks an interrupt that leaves text given to exec() as unhandled, and
+    `python -m` then ends itself by SIGINT at exit, whatever the command said."""
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(_SIGNAL_INSIDE_EXEC, encoding="utf-8")
+    env = run_env(SECRET)
+    env["PYTHONPATH"] = os.pathsep.join([str(hook), env["PYTHONPATH"]])
+    env["SENT_FILE"] = str(tmp_path / "sent")
+    proc = subprocess.run(
+        [sys.executable, "-m", "tfce_eval", "validate"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (tmp_path / "sent").exists()  # the signal came from inside exec'd text
+    assert proc.returncode == 143, (proc.returncode, proc.stderr)
+    assert proc.stderr == "interrupted: stopped by SIGTERM before the command finished\n"

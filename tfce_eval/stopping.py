@@ -12,9 +12,10 @@ Once the stop is raised, further signals are ignored for `FORCE_AFTER_S` seconds
 command is saving what it has and saying so, which takes milliseconds, and a second Ctrl-C
 pressed at once must not cut that short. One that comes later ends the process at once by
 that signal (Python's own way), so a command stuck while stopping (writing to a pipe that
-nobody reads) is never left unstoppable. A
-stop that Python drops (raised inside a `__del__`, which the garbage collector calls at
-any moment, and which Python only reports) is raised again at once; and `check()`, asked
+nobody reads) is never left unstoppable. A stop that Python drops (raised inside a
+`__del__`, which the garbage collector calls at any moment, and which Python only
+reports), or one that would leave text given to exec() (after which `python -m` ends
+by SIGINT whatever the command does), is raised again at once outside; and `check()`, asked
 where a command's phases end, raises a stop that some code swallowed all the same. So a
 stop, once asked, always ends the command with its message and exit status (`asked()`
 says which signal it was).
@@ -103,9 +104,10 @@ def _heard(signum: int, frame: FrameType | None) -> None:
             signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
         return  # stopping already: saving what it has
-    if _finalizing(frame):
-        # Python drops a KeyboardInterrupt raised in a __del__: the stop is heard again
-        # from outside, until it comes outside one.
+    if _finalizing(frame) or _in_exec_text(frame):
+        # Python drops a KeyboardInterrupt raised in a __del__, and one raised in text
+        # given to exec() makes `python -m` end by SIGINT whatever the command then
+        # does: the stop is heard again from outside, until it comes outside both.
         _again(signum)
         return
     state.lost = False
@@ -141,6 +143,21 @@ def _finalizing(frame: FrameType | None) -> bool:
     raised), where an exception is reported and dropped, never raised."""
     while frame is not None:
         if frame.f_code.co_name == "__del__" or frame.f_code is _hook.__code__:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _in_exec_text(frame: FrameType | None) -> bool:
+    """Whether `frame` runs module-level code that exec() compiled from text (as
+    dataclasses and namedtuple make their methods): a KeyboardInterrupt leaving it sets
+    CPython's flag of an unhandled interrupt, which `python -m` obeys at exit by ending
+    itself with SIGINT even when the interrupt was handled. The outermost frame is
+    the program itself (`python -c`), which the interrupt never leaves: the command
+    line handles it first."""
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "<module>" and code.co_filename == "<string>" and frame.f_back:
             return True
         frame = frame.f_back
     return False
