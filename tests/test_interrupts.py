@@ -535,3 +535,27 @@ def test_python_m_stopped_inside_exec_text_exits_as_stopped(tmp_path: Path) -> N
     assert (tmp_path / "sent").exists()  # the signal came from inside exec'd text
     assert proc.returncode == 143, (proc.returncode, proc.stderr)
     assert proc.stderr == "interrupted: stopped by SIGTERM before the command finished\n"
+
+
+def test_a_command_run_from_exec_text_still_stops_at_once(tmp_path: Path) -> None:
+    """Run from text given to exec() (as `python -m cProfile` runs a program), the
+    command's stop is raised where it is, not put off until that text ends."""
+    module, name = "tfce_eval.dataset.validate", "validate_dataset"
+    script = _SCRIPT.format(code=PAUSE).replace(
+        "from tfce_eval.cli import main\nmain()",
+        'exec("from tfce_eval.cli import main\\nmain()")',
+    )
+    assert "exec(" in script
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, module, name, "validate"],
+        env=run_env(SECRET),
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_for_line(proc, "PAUSED")
+    proc.send_signal(SIGINT)
+    returncode, stderr = _ended(proc)
+    assert returncode == 130, stderr
+    assert stderr == "interrupted: stopped by Ctrl-C before the command finished\n"

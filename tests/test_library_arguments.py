@@ -77,8 +77,9 @@ def test_a_run_config_refuses_the_fields_of_another_tasks_datasets() -> None:
     # Given empty, as the command line passes an option given empty: not given.
     assert RunConfig(model="vllm/m", split="", judge="").split is None
     assert ScoreSettings(split="", corpus="", judge="").split is None
-    with pytest.raises(UsageError, match=r"^out: give the directory runs go into, not ''"):
-        RunConfig(model="vllm/m", out="")
+    assert RunConfig(model="vllm/m", out="").out == Path("results")
+    with pytest.raises(UsageError, match=r"^out: give the directory runs go into, not None"):
+        RunConfig(model="vllm/m", out=None)  # type: ignore[arg-type]
     with pytest.raises(UsageError, match=r"; x\.json is a function-calling dataset$"):
         RunConfig(model="vllm/m", questions=["x.json"], split="dev")
     assert RunConfig(model="vllm/m", categories=[]).categories is None  # all

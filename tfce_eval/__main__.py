@@ -18,7 +18,10 @@ def console() -> None:
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         if signal.getsignal(sig) is not signal.SIG_IGN:  # a background job's stays
-            signal.signal(sig, note)
+            try:
+                signal.signal(sig, note)
+            except ValueError:  # not the main thread, which alone hears signals
+                break
     from tfce_eval import stopping
 
     stopping.hear_early(noted)

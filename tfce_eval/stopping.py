@@ -26,6 +26,7 @@ nothing, and `run` is asyncio.run.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -55,6 +56,7 @@ class _State:
         self.waiting = False  # a signal came inside a `held` block
         self.lost = False  # a raised stop that Python dropped: raise it again
         self.cancel: Callable[[], None] | None = None  # `run`'s, while its loop runs
+        self.outer: FrameType | None = None  # the frame that began listening
         self.early = False  # `hear_early`'s: a signal is only noted, until listening
 
     def mark_raised(self) -> None:
@@ -150,14 +152,16 @@ def _finalizing(frame: FrameType | None) -> bool:
 
 def _in_exec_text(frame: FrameType | None) -> bool:
     """Whether `frame` runs module-level code that exec() compiled from text (as
-    dataclasses and namedtuple make their methods): a KeyboardInterrupt leaving it sets
-    CPython's flag of an unhandled interrupt, which `python -m` obeys at exit by ending
-    itself with SIGINT even when the interrupt was handled. The outermost frame is
-    the program itself (`python -c`), which the interrupt never leaves: the command
-    line handles it first."""
-    while frame is not None:
+    dataclasses and namedtuple make their methods) since listening began: a
+    KeyboardInterrupt leaving it sets CPython's flag of an unhandled interrupt, which
+    `python -m` obeys at exit by ending itself with SIGINT even when the interrupt was
+    handled. Frames outside the one that began listening are not looked at: a command
+    run from exec'd text (`python -m cProfile`, `python -c`) handles the interrupt
+    before it could leave that text."""
+    outer = _STATE.outer
+    while frame is not None and frame is not outer:
         code = frame.f_code
-        if code.co_name == "<module>" and code.co_filename == "<string>" and frame.f_back:
+        if code.co_name == "<module>" and code.co_filename == "<string>":
             return True
         frame = frame.f_back
     return False
@@ -291,6 +295,10 @@ def listening(*, restore: bool = True) -> Iterator[None]:
     noted = _STATE.signum if _STATE.early else None  # heard while the command loaded
     _STATE = _State()
     _STATE.signum = noted
+    outer = sys._getframe(1)  # the caller of the `with`, past contextlib's own frames
+    while outer.f_back is not None and outer.f_code.co_filename == contextlib.__file__:
+        outer = outer.f_back
+    _STATE.outer = outer
     previous = {sig: signal.getsignal(sig) for sig in SIGNALS}
     _previous_hook = hook = sys.unraisablehook
     for sig, handler in previous.items():
@@ -301,6 +309,7 @@ def listening(*, restore: bool = True) -> Iterator[None]:
         yield
     finally:
         _STATE.lost = False  # nothing is heard again once the block has ended
+        _STATE.outer = None
         if restore:
             for sig, handler in previous.items():
                 signal.signal(sig, signal.SIG_DFL if handler is None else handler)

@@ -276,9 +276,8 @@ def judge_options(func: F) -> F:
         click.option(
             "--k",
             type=click.IntRange(min=1, max=INT64_MAX),
-            default=5,
-            show_default=True,
-            help="qa: context passages given (run) and the cut-off of the canonical hit rate.",
+            help="qa: context passages given (run) and the cut-off of the canonical hit "
+            "rate. Default: 5; a score of a run's own outputs: the run's --k.",
         ),
     ]
     for decorator in reversed(decorators):

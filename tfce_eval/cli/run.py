@@ -232,7 +232,7 @@ def run_command(
     judge: str | None,
     judge_base_url: str | None,
     allow_self_judge: bool,
-    k: int,
+    k: int | None,
 ) -> None:
     """Evaluate a model: ask every selected item, save each answer, score, report.
 
@@ -257,7 +257,7 @@ def run_command(
         data=data_dir,
         task=task,
         split=split,
-        context=ContextSpec.parse(context, k),
+        context=ContextSpec.parse(context, 5 if k is None else k),
         corpus=Path(corpus) if corpus else None,
         cache_dir=cache_dir,
         judge=judge,

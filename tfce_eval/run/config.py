@@ -154,8 +154,10 @@ class RunConfig:
         if self.categories is not None and not self.categories:
             set_field(self, "categories", None)  # none given: all, as `--category ""`
         out: object = self.out
-        if out is None or out == "":
-            raise UsageError(f"out: give the directory runs go into, not {out!r}")
+        if out is None:
+            raise UsageError("out: give the directory runs go into, not None")
+        if out == "":
+            set_field(self, "out", _default("out"))  # given empty: not given
         for name in ("out", "corpus", "functions_dir", "cache_dir"):
             set_field(self, name, check_path(getattr(self, name), name))
         for name in ("run_name", "base_url", "split", "judge", "judge_base_url"):

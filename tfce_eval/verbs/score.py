@@ -310,14 +310,16 @@ async def _score_qa(plan: _Plan) -> Scored:
     own = _run_summary(_own_run(out, [file]))
     k, said = settings.k, []
     deepest = own["run"].get("k") if own is not None else None
-    if isinstance(deepest, int) and k > deepest:
-        # The run's lines hold its top k chunks, no more: a deeper cut-off would be
-        # named but not measured.
-        said.append(
-            f"the canonical hit rate is at k={deepest}, not {k}: the run's lines hold its "
-            f"top {deepest} chunks (--k {deepest} when it ran)"
-        )
-        k = deepest
+    if isinstance(deepest, int):
+        if k is not None and k > deepest:
+            # The run's lines hold its top k chunks, no more: a deeper cut-off would be
+            # named but not measured.
+            said.append(
+                f"the canonical hit rate is at k={deepest}, not {k}: the run's lines hold "
+                f"its top {deepest} chunks (--k {deepest} when it ran)"
+            )
+        k = deepest if k is None else min(k, deepest)
+    k = 5 if k is None else k
     result = await score_predictions_async(
         file,
         dataset,

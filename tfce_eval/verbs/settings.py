@@ -53,7 +53,7 @@ class ScoreSettings:
     measures: str | Sequence[str] | None = None
     judge: str | None = None
     judge_base_url: str | None = None
-    k: int = 5
+    k: int | None = None  # 5; a run's own outputs scored again: the run's
     run_file: Path | None = None
 
     def __post_init__(self) -> None:
@@ -63,7 +63,7 @@ class ScoreSettings:
         options = self.fc_options()
         for name in ("check", "categories", "missing", "functions_dir"):
             set_field(self, name, getattr(options, name))
-        check_number(self.k, "k", 1, whole=True)
+        check_number(self.k, "k", 1, whole=True, optional=True)
         set_field(self, "run_file", check_path(self.run_file, "run_file"))
         for name in ("judge", "judge_base_url"):
             check_text(getattr(self, name), name)
