@@ -77,6 +77,9 @@ def test_a_run_config_refuses_the_fields_of_another_tasks_datasets() -> None:
     # Given empty, as the command line passes an option given empty: not given.
     assert RunConfig(model="vllm/m", split="", judge="").split is None
     assert ScoreSettings(split="", corpus="", judge="").split is None
+    from tfce_eval.retrieval import load_retrieval
+
+    assert load_retrieval("builtin:qasper-rag", split="").split == "test"  # the default
     assert RunConfig(model="vllm/m", out="").out == Path("results")
     with pytest.raises(UsageError, match=r"^out: give the directory runs go into, not None"):
         RunConfig(model="vllm/m", out=None)  # type: ignore[arg-type]

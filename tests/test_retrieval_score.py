@@ -323,6 +323,11 @@ def test_the_report_says_which_run_and_which_gold_it_is_of(tmp_path: Path) -> No
     assert f", split {split}" in markdown[2]
     html = (out / "report.html").read_text(encoding="utf-8")
     assert f"<ul><li>{about}" in html
+    as_csv = CliRunner().invoke(main, ["report", str(out), "--format", "csv"]).output
+    import csv
+
+    rows = list(csv.reader(as_csv.splitlines()))
+    assert rows[:2] == [["table", "about"], ["about", markdown[2][2:]]]
     as_json = json.loads(CliRunner().invoke(main, ["report", str(out), "--format", "json"]).output)
     (described,) = as_json["runs"]
     assert described["run"]["sha256"].startswith(digest) and described["run"]["form"] == "trec"

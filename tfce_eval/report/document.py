@@ -295,9 +295,13 @@ def render_document_markdown(doc: Document) -> str:
 
 def render_document_csv(doc: Document) -> str:
     """Every table's rows, each prefixed with its table's key; a header row per table.
-    A column holding intervals is written as two, `<name> low` and `<name> high`."""
+    A column holding intervals is written as two, `<name> low` and `<name> high`. The
+    about lines come first, as a table `about` (which run each label is)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
+    if doc.about:
+        writer.writerow(["table", "about"])
+        writer.writerows(["about", csv_cell(line)] for line in doc.about)
     for table in doc.tables:
         split = {
             i

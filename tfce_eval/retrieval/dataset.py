@@ -172,6 +172,7 @@ def load_retrieval(
     builtin = builtin_dir(path, TaskKind.RETRIEVAL)
     if builtin is not None:
         name = name or str(path)
+    split, corpus = split or None, corpus or None  # given empty: not given
     files = locate(builtin or path, split=split, corpus=corpus)
     dataset = read_dataset(files, problems, qrels=qrels, name=name)
     problems.raise_first()
