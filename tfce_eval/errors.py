@@ -190,12 +190,14 @@ def check_path(value: object, name: str) -> Path | None:
     raise UsageError(f"{name}: give a path (text or a Path), not {_shown(value)}")
 
 
-def check_text(value: object, name: str, *, optional: bool = True) -> None:
-    """A UsageError naming `name` unless `value` is text (or None when `optional`): a
-    model, a URL, a split, a run name. Whether empty text will do is the field's own
-    check."""
-    if (value is None and optional) or isinstance(value, str):
-        return
+def check_text(value: object, name: str, *, optional: bool = True) -> str | None:
+    """`value` if it is text (or None when `optional`), else a UsageError naming
+    `name`: a model, a URL, a split. Empty text is returned as None, not given, as an
+    option given empty is; a field for which empty is not the same keeps its value."""
+    if value is None and optional:
+        return None
+    if isinstance(value, str):
+        return value or None
     raise UsageError(f"{name}: give {'text or None' if optional else 'text'}, not {_shown(value)}")
 
 

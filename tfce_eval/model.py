@@ -35,13 +35,14 @@ def parse_choice(kind: type[_E], value: object, name: str) -> _E:
 
 
 def parse_choices(kind: type[_E], values: object, name: str) -> frozenset[_E] | None:
-    """A set of `kind` given as members or their text (None stays None: all of them).
-    A lone string is refused rather than read letter by letter."""
+    """A set of `kind` given as members or their text; None for None or an empty
+    collection (none given: all of them, as `--category ""`). A lone string is refused
+    rather than read letter by letter."""
     if values is None:
         return None
     if isinstance(values, str) or not isinstance(values, Iterable):
         raise UsageError(f"{name}: give a set of names, not {values!r}")
-    return frozenset(parse_choice(kind, value, name) for value in values)
+    return frozenset(parse_choice(kind, value, name) for value in values) or None
 
 
 class TaskKind(StrEnum):

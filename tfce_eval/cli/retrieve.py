@@ -128,7 +128,6 @@ def retrieve_command(
 
     ref = resolve_data(data, TaskKind.RETRIEVAL)
     path = ref.directory
-    split, corpus = split or None, corpus or None  # given empty: not given
     dataset = load_retrieval(path, split=split, corpus=corpus, qrels=qrels, name=data)
     name = ref.builtin or path.resolve().name
     out = out_dir or Path("results") / f"{name}-{method}{'-candidates' if candidates else ''}"

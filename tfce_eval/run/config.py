@@ -151,8 +151,6 @@ class RunConfig:
         context: object = self.context
         if isinstance(context, str):
             set_field(self, "context", ContextSpec.parse(context, 5))
-        if self.categories is not None and not self.categories:
-            set_field(self, "categories", None)  # none given: all, as `--category ""`
         out: object = self.out
         if out is None:
             raise UsageError("out: give the directory runs go into, not None")
@@ -160,11 +158,10 @@ class RunConfig:
             set_field(self, "out", _default("out"))  # given empty: not given
         for name in ("out", "corpus", "functions_dir", "cache_dir"):
             set_field(self, name, check_path(getattr(self, name), name))
-        for name in ("run_name", "base_url", "split", "judge", "judge_base_url"):
+        for name in ("run_name", "base_url"):  # `run` refuses these given empty
             check_text(getattr(self, name), name)
         for name in ("split", "judge", "judge_base_url"):
-            if getattr(self, name) == "":
-                set_field(self, name, None)  # given empty: not given, as on the command line
+            set_field(self, name, check_text(getattr(self, name), name))
         for name in ("force", "allow_self_judge"):
             check_flag(getattr(self, name), name)
         set_field(self, "questions", check_paths(self.questions, "questions"))

@@ -54,8 +54,6 @@ class ScoreOptions:
         set_field(self, "check", parse_choice(CheckMode, self.check, "check"))
         set_field(self, "missing", parse_choice(MissingMode, self.missing, "missing"))
         set_field(self, "categories", parse_choices(Category, self.categories, "categories"))
-        if self.categories is not None and not self.categories:
-            set_field(self, "categories", None)  # none given: all, as `--category ""`
         ids: object = self.ids
         if isinstance(ids, str):
             raise UsageError(f"ids: give a set of ids, not {ids!r}")

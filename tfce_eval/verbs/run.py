@@ -84,13 +84,9 @@ def _check_arguments(config: object, progress: object) -> None:
 def _qa_writer(documents: list[Document]) -> Callable[[Path], None]:
     """A QA run's report writer, keeping each Document it writes in `documents`."""
 
-    def write_qa_reports(run_dir: Path) -> None:
-        from tfce_eval.qa.report import qa_document
-        from tfce_eval.qa.runs import load_qa_run
-        from tfce_eval.report import write_document_reports
+    def write_and_keep(run_dir: Path) -> None:
+        from tfce_eval.verbs.score import write_qa_reports
 
-        document = qa_document([load_qa_run(run_dir)])
-        write_document_reports(run_dir, document)
-        documents.append(document)
+        documents.append(write_qa_reports(run_dir))
 
-    return write_qa_reports
+    return write_and_keep

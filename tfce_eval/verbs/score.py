@@ -297,9 +297,6 @@ def _score_retrieval(file: Path | None, ref: DataRef, settings: ScoreSettings, o
 
 async def _score_qa(plan: _Plan) -> Scored:
     from tfce_eval.qa import score_predictions_async
-    from tfce_eval.qa.report import qa_document
-    from tfce_eval.qa.runs import load_qa_run
-    from tfce_eval.report import write_document_reports
     from tfce_eval.run.judge import judge_for
     from tfce_eval.tasks.load import load_qa_dataset
 
@@ -332,6 +329,17 @@ async def _score_qa(plan: _Plan) -> Scored:
         run_file=settings.run_file,
         warnings=said,
     )
-    document = qa_document([load_qa_run(out)])
-    write_document_reports(out, document)
+    document = write_qa_reports(out)
     return Scored(TaskKind.QA, out, result.summary, result.warnings, document=document)
+
+
+def write_qa_reports(run_dir: Path) -> Document:
+    """report.md and report.html of the QA run scored in `run_dir`, from its files (a
+    score's, and a run's before it lets its directory go); the Document they show."""
+    from tfce_eval.qa.report import qa_document
+    from tfce_eval.qa.runs import load_qa_run
+    from tfce_eval.report import write_document_reports
+
+    document = qa_document([load_qa_run(run_dir)])
+    write_document_reports(run_dir, document)
+    return document

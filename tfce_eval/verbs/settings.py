@@ -66,9 +66,7 @@ class ScoreSettings:
         check_number(self.k, "k", 1, whole=True, optional=True)
         set_field(self, "run_file", check_path(self.run_file, "run_file"))
         for name in ("judge", "judge_base_url"):
-            check_text(getattr(self, name), name)
-            if getattr(self, name) == "":
-                set_field(self, name, None)
+            set_field(self, name, check_text(getattr(self, name), name))
         measures: object = self.measures
         if not (
             measures is None
@@ -157,9 +155,7 @@ def _parse_dataset_fields(settings: ScoreSettings | ValidateSettings) -> None:
         set_field(settings, "answer_style", style)
     set_field(settings, "qrels", check_path(settings.qrels, "qrels"))
     for name in ("split", "corpus"):
-        check_text(getattr(settings, name), name)
-        if getattr(settings, name) == "":
-            set_field(settings, name, None)  # given empty: not given, as on the command line
+        set_field(settings, name, check_text(getattr(settings, name), name))
 
 
 def refuse_other_tasks_settings(
