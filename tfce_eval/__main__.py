@@ -24,7 +24,7 @@ def console() -> None:
                 break
     from tfce_eval import stopping
 
-    stopping.hear_early(noted)
+    stopping.hear_early(noted)  # `note` goes on hearing until the command listens
     from tfce_eval.cli import main
 
     main()

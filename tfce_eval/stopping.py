@@ -57,7 +57,7 @@ class _State:
         self.lost = False  # a raised stop that Python dropped: raise it again
         self.cancel: Callable[[], None] | None = None  # `run`'s, while its loop runs
         self.outer: FrameType | None = None  # the frame that began listening
-        self.early = False  # `hear_early`'s: a signal is only noted, until listening
+        self.early: Sequence[int] = ()  # what the script's first handler notes
 
     def mark_raised(self) -> None:
         if not self.raised:
@@ -255,30 +255,15 @@ def _hook(unraisable: Any) -> None:
     _previous_hook(unraisable)
 
 
-def _noted(signum: int, frame: FrameType | None) -> None:
-    """The handler of SIGINT and SIGTERM before listening: the first is kept for it."""
-    if _STATE.signum is None:
-        _STATE.signum = signum
-
-
-def hear_early(noted: Sequence[int] = ()) -> None:
-    """From now until `listening` begins, a signal is noted rather than raised: the
-    `tfce-eval` script calls this before it imports the command line, so that Ctrl-C
-    while it loads (a KeyboardInterrupt inside an import, with a traceback) becomes a
-    stop that `listening` hands on and the command's first `check()` raises. `noted`:
-    the signals its own first handler heard before this module loaded (read once this
-    one's handlers are in place, so that none falls between). For the process only:
-    the handlers are not put back. Outside the main thread: nothing."""
+def hear_early(noted: Sequence[int]) -> None:
+    """`noted` holds the signals the `tfce-eval` script's first handler heard, and hears,
+    until `listening` begins: installed before the command line is imported, it notes a
+    Ctrl-C that would otherwise be a KeyboardInterrupt inside an import (a traceback).
+    `listening` reads it once its own handlers are in place, so that none falls between,
+    and the command's first `check()` raises the first."""
     global _STATE
-    if threading.current_thread() is not threading.main_thread():
-        return
     _STATE = _State()
-    _STATE.early = True
-    for sig in SIGNALS:
-        if signal.getsignal(sig) is not signal.SIG_IGN:
-            signal.signal(sig, _noted)
-    if noted and _STATE.signum is None:
-        _STATE.signum = noted[0]
+    _STATE.early = noted
 
 
 @contextmanager
@@ -286,15 +271,14 @@ def listening(*, restore: bool = True) -> Iterator[None]:
     """SIGINT and SIGTERM heard as a stop (see the module's docstring) until the block
     ends. A signal set to be ignored (a background job's SIGINT) stays ignored. `restore`:
     put the handlers back at the end (else they stay, ignoring every signal: the process
-    ends with the block). A signal noted since `hear_early` is asked already: the first
+    ends with the block). A signal heard since `hear_early` is asked already: the first
     `check()` raises it. Outside the main thread, which alone hears signals: nothing."""
     global _STATE, _previous_hook
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    noted = _STATE.signum if _STATE.early else None  # heard while the command loaded
+    early = _STATE.early  # what was heard while the command line loaded
     _STATE = _State()
-    _STATE.signum = noted
     outer = sys._getframe(1)  # the caller of the `with`, past contextlib's own frames
     while outer.f_back is not None and outer.f_code.co_filename == contextlib.__file__:
         outer = outer.f_back
@@ -305,6 +289,8 @@ def listening(*, restore: bool = True) -> Iterator[None]:
         if handler is not signal.SIG_IGN:
             signal.signal(sig, _heard)
     sys.unraisablehook = _hook
+    if early and _STATE.signum is None:
+        _STATE.signum = early[0]
     try:
         yield
     finally:
