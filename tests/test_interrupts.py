@@ -559,3 +559,20 @@ def test_a_command_run_from_exec_text_still_stops_at_once(tmp_path: Path) -> Non
     returncode, stderr = _ended(proc)
     assert returncode == 130, stderr
     assert stderr == "interrupted: stopped by Ctrl-C before the command finished\n"
+
+
+#: Sends itself SIGTERM as the command line parses its options, then parses them.
+SIGNAL_AS_OPTIONS_ARE_PARSED = """
+def replacement(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGTERM)
+    return original(*args, **kwargs)
+"""
+
+
+def test_a_stop_while_options_are_parsed_is_said_as_a_stop(tmp_path: Path) -> None:
+    proc = _start(
+        "tfce_eval.cli:_LazyGroup.parse_args", SIGNAL_AS_OPTIONS_ARE_PARSED, ["validate"], tmp_path
+    )
+    returncode, stderr = _ended(proc)
+    assert returncode == 143, stderr  # not click's "Aborted!", exit 1
+    assert stderr == "interrupted: stopped by SIGTERM before the command finished\n"

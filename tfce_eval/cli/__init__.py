@@ -183,6 +183,14 @@ class _LazyGroup(click.Group):
         with stopping.listening(restore=not whole_process):
             return super().main(*args, **kwargs)
 
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        # A stop while the options are parsed is said as any stop is, not as click's
+        # "Aborted!" (exit 1).
+        try:
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt as exc:
+            raise Interrupted() from exc
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             stopping.check()  # Ctrl-C while the command line loaded (`hear_early`)
