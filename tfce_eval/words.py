@@ -1,9 +1,10 @@
 """Counts in words for every message and report: `1 id is`, `2 ids are`, `1 category`;
-lists of ids, files or values as every message gives them: `a, b, c, d, e and 7 more`."""
+lists of ids, files or values as every message gives them: `a, b, c, d, e and 7 more`;
+the line that names a run under every task's report title."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:
@@ -56,3 +57,16 @@ def shown_path(path: object) -> str:
     if not any(c.isspace() or c in "'\"" for c in file):
         return text
     return "'" + file.replace("'", "'\"'\"'") + "'" + place
+
+
+def about_line(name: str, pairs: Iterable[tuple[str, str]]) -> str:
+    """A run's line under a report's title, in every task's report: `name: model
+    openai/m; mode fc; dataset ...`."""
+    details = "; ".join(f"{key} {value}" for key, value in pairs)
+    return f"{name}: {details}" if details else name
+
+
+def model_shown(provider: object, model: object) -> str:
+    """A model as reports name it: with its provider (`vllm/m`), unless it says it."""
+    shown = str(model)
+    return f"{provider}/{shown}" if provider and not shown.startswith(f"{provider}/") else shown

@@ -18,8 +18,14 @@ from typing import Any
 from tfce_eval.errors import UsageError
 from tfce_eval.qa.paired import paired_data
 from tfce_eval.qa.runs import QaRun
-from tfce_eval.report.document import Cell, Document, Interval, Table, run_letters
-from tfce_eval.words import counted
+from tfce_eval.report.document import (
+    Cell,
+    Document,
+    Interval,
+    Table,
+    run_letters,
+)
+from tfce_eval.words import about_line, counted, model_shown
 
 _CLOSED = ("type", "n", "correct", "accuracy", "95% interval", "parse err", "req err")
 
@@ -199,10 +205,7 @@ def _about(run: QaRun) -> str:
     pairs: list[tuple[str, str]] = []
     model, provider = made.get("model") or run.model, made.get("provider")
     if model:
-        shown = str(model)
-        if provider and not shown.startswith(f"{provider}/"):
-            shown = f"{provider}/{shown}"
-        pairs.append(("model", shown))
+        pairs.append(("model", model_shown(provider, model)))
     if made.get("mode"):
         pairs.append(("mode", str(made["mode"])))
     context, k = made.get("context"), made.get("k")
@@ -219,8 +222,7 @@ def _about(run: QaRun) -> str:
         pairs.append(("dataset", f"{dataset['path']}" + (f" (sha256 {sha})" if sha else "")))
     if run.started:
         pairs.append(("started", run.started))
-    details = "; ".join(f"{key} {value}" for key, value in pairs)
-    return f"{run.name}: {details}" if details else run.name
+    return about_line(run.name, pairs)
 
 
 def _single(run: QaRun) -> Document:

@@ -20,7 +20,7 @@ from tfce_eval.report.model import (
     RunFigures,
 )
 from tfce_eval.report.paired import PairedRow
-from tfce_eval.words import counted
+from tfce_eval.words import about_line, counted
 
 MICRO_LABEL = "overall (micro, item-weighted)"
 MACRO_LABEL = "overall (macro, mean of categories)"
@@ -349,11 +349,7 @@ def paired_grid(report: Report) -> Grid | None:
 
 
 def meta_lines(report: Report) -> list[str]:
-    lines = []
-    for run in report.runs:
-        details = "; ".join(f"{k} {v}" for k, v in run.meta)
-        lines.append(f"{run.name}: {details}" if details else run.name)
-    return lines
+    return [about_line(run.name, run.meta) for run in report.runs]
 
 
 def grids(report: Report, *, breakdown: bool = True) -> list[Grid]:

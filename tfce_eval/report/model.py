@@ -19,7 +19,7 @@ from tfce_eval.report.prices import Prices
 from tfce_eval.report.runs import RunView
 from tfce_eval.report.source import FailureSource
 from tfce_eval.tasks import builtin_names
-from tfce_eval.words import counted
+from tfce_eval.words import counted, model_shown
 
 #: Model error codes in the order reports list them (request_error is shown apart).
 MODEL_ERROR_CODES: tuple[str, ...] = tuple(str(c) for c in ErrorCode if c.is_model_error)
@@ -110,8 +110,7 @@ def _meta(run: RunView) -> tuple[tuple[str, str], ...]:
     pairs: list[tuple[str, str]] = []
     model, provider = info.get("model"), info.get("provider")
     if model:
-        prefix = f"{provider}/" if provider and not str(model).startswith(f"{provider}/") else ""
-        pairs.append(("model", f"{prefix}{model}"))
+        pairs.append(("model", model_shown(provider, model)))
     if info.get("mode"):
         pairs.append(("mode", str(info["mode"])))
     if info.get("status") and info["status"] != "finished":

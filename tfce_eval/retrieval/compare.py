@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from tfce_eval.errors import UsageError
 from tfce_eval.model import TaskKind
 from tfce_eval.retrieval.score import ScoredRun
+from tfce_eval.words import about_line
 
 if TYPE_CHECKING:  # the report package loads only when a report is made
     from tfce_eval.report.document import Cell, Document
@@ -52,8 +53,7 @@ def _about(run: ScoredRun) -> str:
         where += [f"{key} {dataset[key]}" for key in ("split", "corpus") if dataset.get(key)]
         gold = str(dataset.get("gold_sha256") or "")[:12]
         pairs.append(("dataset", ", ".join(where) + (f" (gold sha256 {gold})" if gold else "")))
-    details = "; ".join(f"{key} {value}" for key, value in pairs)
-    return f"{run.name}: {details}" if details else run.name
+    return about_line(run.name, pairs)
 
 
 def _run_json(label: str, run: ScoredRun) -> dict[str, Any]:
