@@ -72,14 +72,17 @@ class ScoreOptions:
         }
 
 
-def check_functions_dir(functions_dir: Path | None, check: CheckMode) -> None:
+def check_functions_dir(
+    functions_dir: Path | None, check: CheckMode, *, without: str = "use --check ast"
+) -> None:
     """A DataError when `functions_dir` was given for exec checking and holds no
-    functions package: a run checks it before it asks anything."""
+    functions package: a run checks it before it asks anything, `validate` before it
+    checks (`without`: how to do without, in the fix)."""
     if functions_dir is None or check is CheckMode.AST:
         return
     if not (functions_dir / "__init__.py").is_file():
         raise DataError(
             "no functions package here (it needs an __init__.py)",
             path=str(functions_dir),
-            hint="point --functions at a directory of implementations, or use --check ast",
+            hint=f"point --functions at a directory of implementations, or {without}",
         )

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tfce_eval.errors import DataError, UsageError
+from tfce_eval.errors import UsageError
 from tfce_eval.model import Finding, Level, TaskKind
 from tfce_eval.tasks import DataRef, resolve_data
 from tfce_eval.verbs.settings import ValidateSettings, refuse_other_tasks_settings
@@ -76,7 +76,8 @@ def validate_data(
     or the dataset itself (a directory or builtin:NAME; None, the built-in
     function-calling one). A UsageError for a setting of another task's datasets, an
     unknown built-in name, split or corpus, or a `functions_dir` that is no directory;
-    a DataError only when there is no dataset to check."""
+    a DataError only when there is no dataset to check, or `functions_dir` holds no
+    functions package."""
     settings = settings or ValidateSettings()
     if not isinstance(settings, ValidateSettings):
         raise UsageError(f"settings: give a ValidateSettings, not {settings!r}")
@@ -98,12 +99,9 @@ def _validate_fc(path: Path | None, settings: ValidateSettings) -> Validated:
         # A typo must not read as a dataset whose implementations all check out.
         if not given.is_dir():
             raise UsageError(f"functions_dir: {given} is not a directory")
-        if not (given / "__init__.py").is_file():
-            raise DataError(
-                "no functions package here (it needs an __init__.py)",
-                path=str(given),
-                hint="point --functions at a directory of implementations, or give --no-exec",
-            )
+        from tfce_eval.scoring.options import CheckMode, check_functions_dir
+
+        check_functions_dir(given, CheckMode.EXEC, without="give --no-exec")
 
     def against_implementations(dataset: Dataset) -> list[Finding]:
         found = given or default_functions_dir(dataset.root)
